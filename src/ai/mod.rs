@@ -1,0 +1,63 @@
+//! Vendor adaptors: our event log in, a provider's Server-Sent Events out as
+//! [`AgentEvent`]s.
+//!
+//! Architecture invariant: `ai` never sees schemars or the `ToolRegistry`;
+//! tools arrive as plain [`ToolSpec`]s.
+
+mod error;
+
+pub use error::{AiError, AiErrorKind};
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{AgentEvent, ToolSpec, Usage};
+
+/// What one model call is given.
+#[derive(Debug, Clone, Default)]
+pub struct StreamRequest {
+    /// System prompt (may be empty).
+    pub system_prompt: String,
+    /// Canonical history in log order, possibly starting with a summary.
+    pub events: Vec<AgentEvent>,
+    /// Tools the model may call.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// A non-streamed, tool-less completion (used for summaries).
+#[derive(Debug, Clone, Default)]
+pub struct TextRequest {
+    /// System prompt.
+    pub system_prompt: String,
+    /// The single user message.
+    pub prompt: String,
+}
+
+/// The answer to a [`TextRequest`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextResponse {
+    /// Generated text.
+    pub text: String,
+    /// Provider-reported tokens.
+    pub usage: Usage,
+}
+
+/// The events of one model call, or the error that ended it.
+pub type EventStream = BoxStream<'static, Result<AgentEvent, AiError>>;
+
+/// A model provider.
+///
+/// `stream` yields `thought_delta` / `output_delta` while the model streams,
+/// then the full `thought`, `output` and `tool_calls` events, then one
+/// `agent_trace`. Events carry default coordinates; the loop stamps them.
+/// When `cancel` fires the HTTP response is dropped and the stream ends with
+/// an [`AiErrorKind::Aborted`] error.
+pub trait Adaptor: Send + Sync {
+    /// Streams one model call.
+    fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream;
+    /// Runs one non-streamed completion without tools.
+    fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>>;
+    /// The model name requests are sent for.
+    fn model(&self) -> &str;
+}

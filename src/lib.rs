@@ -1,0 +1,5 @@
+//! light-agent: an event-stream coding-agent runtime.
+#![deny(missing_docs)]
+
+pub mod ai;
+pub mod protocol;
