@@ -2,4 +2,5 @@
 #![deny(missing_docs)]
 
 pub mod ai;
+pub mod context;
 pub mod protocol;
