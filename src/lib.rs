@@ -2,4 +2,5 @@
 #![deny(missing_docs)]
 
 pub mod ai;
+pub mod config;
 pub mod protocol;
