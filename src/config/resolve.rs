@@ -83,37 +83,7 @@ pub fn resolve(
         base_url_override,
         probe,
     )?;
-    let (mut profile, model, problem) = match choice {
-        Choice::Chosen { profile, model } => (profile, model, None),
-        Choice::Nothing { profile, message } => (profile, String::new(), Some(message)),
-    };
-    if let Some(url) = base_url_override {
-        profile.base_url = url.to_string();
-    }
-
-    let mut problem = problem;
-    if problem.is_none() && profile.api_key.is_none() {
-        if let Some(var) = &profile.api_key_env {
-            if base_url_override.is_some() {
-                warnings.push(format!(
-                    "{var} is not set; calling {} without an API key",
-                    profile.base_url
-                ));
-            } else {
-                problem = Some(missing_key_message(&profile.name, var));
-            }
-        }
-    }
-    let model = match (problem.is_none(), model) {
-        (true, m) if m.is_empty() => match probe(&profile.base_url) {
-            Some(first) => first,
-            None => {
-                problem = Some(missing_model_message(&profile));
-                String::new()
-            }
-        },
-        (_, m) => m,
-    };
+    let (profile, model, problem) = activate(choice, base_url_override, probe, &mut warnings);
 
     let context_window = match flags.context_window {
         Some(0) => {
@@ -171,6 +141,46 @@ pub fn resolve(
         None => Resolution::Ready(settings),
         Some(message) => Resolution::NoModel { message, settings },
     })
+}
+
+/// Applies the base-URL override to the chosen profile, checks its key and
+/// asks the server for a model if none is known. The third value is what
+/// stops the agent from starting, if anything does.
+fn activate(
+    choice: Choice,
+    base_url_override: Option<&str>,
+    probe: &dyn Fn(&str) -> Option<String>,
+    warnings: &mut Vec<String>,
+) -> (ProviderProfile, String, Option<String>) {
+    let (mut profile, model) = match choice {
+        Choice::Chosen { profile, model } => (profile, model),
+        Choice::Nothing { profile, message } => return (profile, String::new(), Some(message)),
+    };
+    if let Some(url) = base_url_override {
+        profile.base_url = url.to_string();
+    }
+    if let (None, Some(var)) = (&profile.api_key, &profile.api_key_env) {
+        // A user who points a profile at another URL may be talking to a
+        // local server that needs no key; let the server decide.
+        if base_url_override.is_none() {
+            let message = missing_key_message(&profile.name, var);
+            return (profile, model, Some(message));
+        }
+        warnings.push(format!(
+            "{var} is not set; calling {} without an API key",
+            profile.base_url
+        ));
+    }
+    if !model.is_empty() {
+        return (profile, model, None);
+    }
+    match probe(&profile.base_url) {
+        Some(first) => (profile, first, None),
+        None => {
+            let message = missing_model_message(&profile);
+            (profile, String::new(), Some(message))
+        }
+    }
 }
 
 /// The first value that is set, with its layer (0 = flags, 1 = environment,

@@ -10,7 +10,9 @@ use super::{ProviderProfile, Settings};
 /// Keys appear only as `[redacted]` (or `# api_key: not set`); the text of a
 /// key is never part of the output. Warnings follow as comments.
 pub fn show(settings: &Settings) -> String {
-    let mut out = String::new();
+    let mut out = String::from(
+        "# Resolved settings: flags > environment > config file > defaults. Keys redacted.\n",
+    );
     let s = settings;
     line(&mut out, "provider", &quote(&s.provider.name));
     line(&mut out, "model", &quote(&s.model));

@@ -52,4 +52,53 @@ mod tests {
         assert_eq!(raw.tui.tool_preview_lines, Some(5));
         assert!(raw.log_level.is_some() && raw.provider.is_some());
     }
+
+    #[test]
+    fn starter_values_are_the_builtin_defaults() {
+        use crate::config::{Env, Flags, resolve};
+        let env = Env::new().with("OPENAI_API_KEY", "k");
+        let text = uncommented();
+        let from_starter = resolve(
+            Some((Path::new("c.toml"), &text)),
+            &env,
+            &Flags::default(),
+            &|_| None,
+        )
+        .unwrap();
+        let from_nothing = resolve(None, &env, &Flags::default(), &|_| None).unwrap();
+        let (a, b) = (from_starter.settings(), from_nothing.settings());
+        assert_eq!((&a.provider.name, &a.model), (&b.provider.name, &b.model));
+        assert_eq!(
+            (a.compact_at, a.context_strategy),
+            (b.compact_at, b.context_strategy)
+        );
+        assert_eq!((a.max_steps, a.retries), (b.max_steps, b.retries));
+        assert_eq!(
+            (a.connect_timeout, a.idle_timeout),
+            (b.connect_timeout, b.idle_timeout)
+        );
+        assert_eq!(
+            (&a.tui, &a.log_level, a.context_window),
+            (&b.tui, &b.log_level, b.context_window)
+        );
+        for builtin in &b.providers {
+            let shown = a.providers.iter().find(|p| p.name == builtin.name).unwrap();
+            assert_eq!(
+                (
+                    shown.kind,
+                    &shown.base_url,
+                    &shown.api_key_env,
+                    &shown.default_model
+                ),
+                (
+                    builtin.kind,
+                    &builtin.base_url,
+                    &builtin.api_key_env,
+                    &builtin.default_model
+                ),
+                "{}",
+                builtin.name
+            );
+        }
+    }
 }
