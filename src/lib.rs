@@ -2,5 +2,6 @@
 #![deny(missing_docs)]
 
 pub mod ai;
+pub mod config;
 pub mod context;
 pub mod protocol;

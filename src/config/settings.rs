@@ -1,0 +1,141 @@
+//! What resolution starts from ([`Env`], [`Flags`]) and what it produces
+//! ([`Settings`], [`Resolution`]).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::time::Duration;
+
+use super::{ProviderProfile, Secret};
+
+/// A snapshot of the process environment, taken once by `main`.
+///
+/// Resolution reads variables only from here, so it stays a pure function
+/// and tests build an `Env` by hand. An empty variable counts as unset.
+/// `Debug` lists variable names only: values may be keys.
+#[derive(Clone, Default)]
+pub struct Env {
+    vars: HashMap<String, String>,
+}
+
+impl Env {
+    /// An environment with no variables.
+    pub fn new() -> Env {
+        Env::default()
+    }
+
+    /// An environment holding `vars` (e.g. `std::env::vars()`).
+    pub fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> Env {
+        Env {
+            vars: vars.into_iter().collect(),
+        }
+    }
+
+    /// This environment with `name` set to `value`.
+    pub fn with(mut self, name: impl Into<String>, value: impl Into<String>) -> Env {
+        self.vars.insert(name.into(), value.into());
+        self
+    }
+
+    /// The value of `name`, or `None` if it is unset or empty.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+}
+
+impl fmt::Debug for Env {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<&String> = self.vars.keys().collect();
+        names.sort();
+        f.debug_struct("Env").field("names", &names).finish()
+    }
+}
+
+/// The command-line flags that take part in resolution; `None` = not given.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--provider NAME`: a profile name.
+    pub provider: Option<String>,
+    /// `--model NAME`.
+    pub model: Option<String>,
+    /// `--base-url URL`: overrides the active profile's URL; alone, it makes
+    /// an OpenAI-compatible profile that needs no key.
+    pub base_url: Option<String>,
+    /// `--context-window TOKENS`.
+    pub context_window: Option<u64>,
+    /// `--log-level FILTER` (`RUST_LOG` syntax).
+    pub log_level: Option<String>,
+}
+
+/// Options for the terminal front end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TuiSettings {
+    /// Show the model's thoughts (dimmed) as they stream.
+    pub show_thoughts: bool,
+    /// How many lines of a tool's result its pane shows.
+    pub tool_preview_lines: usize,
+}
+
+/// Everything the program needs, resolved once from flags, environment,
+/// config file and built-in defaults (in that order of precedence).
+///
+/// `Debug` is safe to log: keys are [`Secret`]s.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The active profile, with its effective base URL.
+    pub provider: ProviderProfile,
+    /// The model to call. Empty only inside [`Resolution::NoModel`].
+    pub model: String,
+    /// The active profile's key; `None` for servers that need none.
+    pub api_key: Option<Secret>,
+    /// The model's context window in tokens.
+    pub context_window: u64,
+    /// Fraction of the window at which older steps are summarised, in (0, 1].
+    pub compact_at: f64,
+    /// Whether the context strategy (cold-result index, summaries) is on.
+    pub context_strategy: bool,
+    /// Time allowed to open a connection to the provider.
+    pub connect_timeout: Duration,
+    /// Longest silence allowed between bytes of a streamed reply.
+    pub idle_timeout: Duration,
+    /// Most steps one turn may take.
+    pub max_steps: u32,
+    /// Retries of a failed model call before the turn gives up.
+    pub retries: u32,
+    /// Front-end options.
+    pub tui: TuiSettings,
+    /// Every known profile (built-in and from the file), keys resolved.
+    pub providers: Vec<ProviderProfile>,
+    /// Log filter in `RUST_LOG` syntax.
+    pub log_level: String,
+    /// Problems worth telling the user that did not stop resolution
+    /// (unknown keys with their line, a missing key that was tolerated).
+    pub warnings: Vec<String>,
+}
+
+/// The outcome of resolution.
+#[derive(Debug, Clone)]
+pub enum Resolution {
+    /// A provider and model are known; the agent can start.
+    Ready(Settings),
+    /// Nothing usable is configured. The UI should still open and show
+    /// `message`, which says exactly what to set. `settings` holds everything
+    /// else that resolved; its `model` may be empty and its key absent.
+    NoModel {
+        /// What is missing and how to supply it.
+        message: String,
+        /// The rest of the resolved settings.
+        settings: Settings,
+    },
+}
+
+impl Resolution {
+    /// The settings, whether or not a model was found.
+    pub fn settings(&self) -> &Settings {
+        match self {
+            Resolution::Ready(settings) | Resolution::NoModel { settings, .. } => settings,
+        }
+    }
+}

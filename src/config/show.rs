@@ -1,0 +1,103 @@
+//! `config show`: resolved settings as TOML-like text, keys redacted.
+
+use std::fmt::Write as _;
+
+use super::secret::REDACTED;
+use super::{ProviderProfile, Settings};
+
+/// Renders `settings` as TOML-like text for `light-agent config show`.
+///
+/// Keys appear only as `[redacted]` (or `# api_key: not set`); the text of a
+/// key is never part of the output. Warnings follow as comments.
+pub fn show(settings: &Settings) -> String {
+    let mut out = String::from(
+        "# Resolved settings: flags > environment > config file > defaults. Keys redacted.\n",
+    );
+    let s = settings;
+    line(&mut out, "provider", &quote(&s.provider.name));
+    line(&mut out, "model", &quote(&s.model));
+    line(&mut out, "kind", &quote(s.provider.kind.as_str()));
+    line(&mut out, "base_url", &quote(&s.provider.base_url));
+    key_line(&mut out, s.api_key.is_some());
+    line(&mut out, "log_level", &quote(&s.log_level));
+
+    out.push_str("\n[context]\n");
+    line(&mut out, "window", &s.context_window.to_string());
+    line(&mut out, "compact_at", &s.compact_at.to_string());
+    line(&mut out, "strategy", &s.context_strategy.to_string());
+
+    out.push_str("\n[agent]\n");
+    line(&mut out, "max_steps", &s.max_steps.to_string());
+    line(&mut out, "retries", &s.retries.to_string());
+
+    out.push_str("\n[http]\n");
+    line(
+        &mut out,
+        "connect_timeout_secs",
+        &s.connect_timeout.as_secs().to_string(),
+    );
+    line(
+        &mut out,
+        "idle_timeout_secs",
+        &s.idle_timeout.as_secs().to_string(),
+    );
+
+    out.push_str("\n[tui]\n");
+    line(&mut out, "show_thoughts", &s.tui.show_thoughts.to_string());
+    line(
+        &mut out,
+        "tool_preview_lines",
+        &s.tui.tool_preview_lines.to_string(),
+    );
+
+    for profile in &s.providers {
+        provider_section(&mut out, profile);
+    }
+    if !s.warnings.is_empty() {
+        out.push_str("\n# warnings\n");
+        for warning in &s.warnings {
+            let _ = writeln!(out, "# {warning}");
+        }
+    }
+    out
+}
+
+fn provider_section(out: &mut String, profile: &ProviderProfile) {
+    let _ = writeln!(out, "\n[providers.{}]", bare_or_quoted(&profile.name));
+    line(out, "kind", &quote(profile.kind.as_str()));
+    line(out, "base_url", &quote(&profile.base_url));
+    if let Some(var) = &profile.api_key_env {
+        line(out, "api_key_env", &quote(var));
+    }
+    if let Some(model) = &profile.default_model {
+        line(out, "model", &quote(model));
+    }
+    if profile.api_key_env.is_some() || profile.api_key.is_some() {
+        key_line(out, profile.api_key.is_some());
+    }
+}
+
+fn key_line(out: &mut String, present: bool) {
+    if present {
+        line(out, "api_key", &quote(REDACTED));
+    } else {
+        out.push_str("# api_key: not set\n");
+    }
+}
+
+fn line(out: &mut String, key: &str, value: &str) {
+    let _ = writeln!(out, "{key} = {value}");
+}
+
+/// A TOML basic string.
+fn quote(text: &str) -> String {
+    toml::Value::String(text.to_string()).to_string()
+}
+
+fn bare_or_quoted(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if bare { key.to_string() } else { quote(key) }
+}
