@@ -25,10 +25,26 @@ fn fixture() -> tempfile::TempDir {
     write(root, "target/debug/build.rs", "fn main() {}\n");
     write(root, "run.log", "fn main() {}\n");
     write(root, "notes.md", "fn main() {}\n");
-    write(root, "assets/blob.bin", b"fn main() {}\n\x00\x01\x02 binary tail fn main\n");
-    write(root, "src/main.rs", "use crate::app;\n\nfn main() {\n    app::run();\n}\n");
-    write(root, "src/app.rs", "pub fn run() {\n    let city = \"Oslo\";\n}\n// fn main is elsewhere\n");
-    write(root, "src/lib/deep.rs", "pub struct Tool_Calls;\r\nimpl Tool_Calls { fn call(&self) {} }\r\n");
+    write(
+        root,
+        "assets/blob.bin",
+        b"fn main() {}\n\x00\x01\x02 binary tail fn main\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        "use crate::app;\n\nfn main() {\n    app::run();\n}\n",
+    );
+    write(
+        root,
+        "src/app.rs",
+        "pub fn run() {\n    let city = \"Oslo\";\n}\n// fn main is elsewhere\n",
+    );
+    write(
+        root,
+        "src/lib/deep.rs",
+        "pub struct Tool_Calls;\r\nimpl Tool_Calls { fn call(&self) {} }\r\n",
+    );
     dir
 }
 
@@ -54,7 +70,11 @@ fn hits(content: &str) -> Vec<(String, u64)> {
 #[tokio::test]
 async fn finds_literal_matches_in_the_documented_layout() {
     let dir = fixture();
-    let out = grep(dir.path(), json!({"search_strs": ["fn main"], "_intent": "find the entry point"})).await;
+    let out = grep(
+        dir.path(),
+        json!({"search_strs": ["fn main"], "_intent": "find the entry point"}),
+    )
+    .await;
     assert!(!out.is_error, "{}", out.content);
     let expected = "\
 ## grep match results
@@ -68,28 +88,53 @@ Scope: `.`
   // fn main is elsewhere
 - src/main.rs:3
   fn main() {";
-    assert_eq!(out.content, expected, "ignored, hidden, .git and binary files are skipped");
+    assert_eq!(
+        out.content, expected,
+        "ignored, hidden, .git and binary files are skipped"
+    );
 }
 
 #[tokio::test]
 async fn several_strings_merge_and_a_line_matching_two_appears_once() {
     let dir = fixture();
-    let out = grep(dir.path(), json!({"search_strs": ["Tool_Calls", "fn call", "run()"]})).await;
+    let out = grep(
+        dir.path(),
+        json!({"search_strs": ["Tool_Calls", "fn call", "run()"]}),
+    )
+    .await;
     assert!(!out.is_error, "{}", out.content);
     assert_eq!(
         hits(&out.content),
-        [("src/app.rs".to_owned(), 1), ("src/lib/deep.rs".into(), 1), ("src/lib/deep.rs".into(), 2), ("src/main.rs".into(), 4)]
+        [
+            ("src/app.rs".to_owned(), 1),
+            ("src/lib/deep.rs".into(), 1),
+            ("src/lib/deep.rs".into(), 2),
+            ("src/main.rs".into(), 4)
+        ]
     );
-    assert!(out.content.contains("  impl Tool_Calls { fn call(&self) {} }\n"), "CR stripped: {}", out.content);
+    assert!(
+        out.content
+            .contains("  impl Tool_Calls { fn call(&self) {} }\n"),
+        "CR stripped: {}",
+        out.content
+    );
 }
 
 #[tokio::test]
 async fn matching_is_case_sensitive_and_literal() {
     let dir = fixture();
     let out = grep(dir.path(), json!({"search_strs": ["FN MAIN"]})).await;
-    assert!(out.content.starts_with("no matches found."), "{}", out.content);
+    assert!(
+        out.content.starts_with("no matches found."),
+        "{}",
+        out.content
+    );
 
-    let out = grep(dir.path(), json!({"search_strs": ["class .* (extends|implements|{)"]})).await;
+    let out = grep(
+        dir.path(),
+        json!({"search_strs": ["class .* (extends|implements|{)"]}),
+    )
+    .await;
     assert!(!out.is_error);
     assert_eq!(
         out.content,
@@ -100,17 +145,40 @@ async fn matching_is_case_sensitive_and_literal() {
 #[tokio::test]
 async fn scope_restricts_the_search_and_must_be_a_directory() {
     let dir = fixture();
-    let out = grep(dir.path(), json!({"search_strs": ["fn "], "scope": "src/lib"})).await;
+    let out = grep(
+        dir.path(),
+        json!({"search_strs": ["fn "], "scope": "src/lib"}),
+    )
+    .await;
     assert!(!out.is_error, "{}", out.content);
     assert!(out.content.contains("Scope: `src/lib`"), "{}", out.content);
-    assert!(hits(&out.content).iter().all(|(p, _)| p.starts_with("src/lib/")), "{}", out.content);
+    assert!(
+        hits(&out.content)
+            .iter()
+            .all(|(p, _)| p.starts_with("src/lib/")),
+        "{}",
+        out.content
+    );
 
-    let out = grep(dir.path(), json!({"search_strs": ["fn "], "scope": "src/main.rs"})).await;
+    let out = grep(
+        dir.path(),
+        json!({"search_strs": ["fn "], "scope": "src/main.rs"}),
+    )
+    .await;
     assert!(out.is_error);
-    assert!(out.content.contains("[what]: scope invalid: directories only, not files"), "{}", out.content);
+    assert!(
+        out.content
+            .contains("[what]: scope invalid: directories only, not files"),
+        "{}",
+        out.content
+    );
     assert!(out.content.contains("read_file"), "{}", out.content);
 
-    let out = grep(dir.path(), json!({"search_strs": ["fn "], "scope": "nowhere"})).await;
+    let out = grep(
+        dir.path(),
+        json!({"search_strs": ["fn "], "scope": "nowhere"}),
+    )
+    .await;
     assert!(out.is_error);
     assert!(out.content.contains("path_not_found"), "{}", out.content);
 
@@ -124,14 +192,37 @@ async fn catch_all_and_path_like_strings_are_refused() {
     let dir = fixture();
     let out = grep(dir.path(), json!({"search_strs": [".", "src/app", "*"]})).await;
     assert!(out.is_error);
-    assert!(out.content.starts_with("[what]: all search_strs are invalid"), "{}", out.content);
-    assert!(out.content.contains("[invalid_search_strs]:\n- .\n- src/app\n- *\n"), "{}", out.content);
-    assert!(out.content.contains("- [good]: ") && out.content.contains("- [bad]: "), "{}", out.content);
+    assert!(
+        out.content
+            .starts_with("[what]: all search_strs are invalid"),
+        "{}",
+        out.content
+    );
+    assert!(
+        out.content
+            .contains("[invalid_search_strs]:\n- .\n- src/app\n- *\n"),
+        "{}",
+        out.content
+    );
+    assert!(
+        out.content.contains("- [good]: ") && out.content.contains("- [bad]: "),
+        "{}",
+        out.content
+    );
 
     let out = grep(dir.path(), json!({"search_strs": [".*", "Oslo"]})).await;
     assert!(!out.is_error, "{}", out.content);
-    assert!(out.content.contains("Searched for:\n- `Oslo`\n"), "{}", out.content);
-    assert!(out.content.contains("[skipped_invalid_search_strs]:\n- .*\n[why]: "), "{}", out.content);
+    assert!(
+        out.content.contains("Searched for:\n- `Oslo`\n"),
+        "{}",
+        out.content
+    );
+    assert!(
+        out.content
+            .contains("[skipped_invalid_search_strs]:\n- .*\n[why]: "),
+        "{}",
+        out.content
+    );
     assert_eq!(hits(&out.content), [("src/app.rs".to_owned(), 2)]);
 }
 
@@ -140,12 +231,27 @@ async fn argument_limits_are_validated() {
     let dir = fixture();
     let out = grep(dir.path(), json!({"search_strs": []})).await;
     assert!(out.is_error);
-    assert!(out.content.contains("- search_strs: expected at least 1 items"), "{}", out.content);
+    assert!(
+        out.content
+            .contains("- search_strs: expected at least 1 items"),
+        "{}",
+        out.content
+    );
     let eleven: Vec<String> = (0..11).map(|i| format!("s{i}")).collect();
     let out = grep(dir.path(), json!({"search_strs": eleven})).await;
-    assert!(out.content.contains("- search_strs: expected at most 10 items"), "{}", out.content);
+    assert!(
+        out.content
+            .contains("- search_strs: expected at most 10 items"),
+        "{}",
+        out.content
+    );
     let out = grep(dir.path(), json!({"search_strs": ["ok", ""]})).await;
-    assert!(out.content.contains("- search_strs.1: expected at least 1 characters"), "{}", out.content);
+    assert!(
+        out.content
+            .contains("- search_strs.1: expected at least 1 characters"),
+        "{}",
+        out.content
+    );
 }
 
 #[tokio::test]
@@ -154,7 +260,15 @@ async fn output_is_sorted_capped_at_100_and_deterministic() {
     // 40 files × 5 matching lines = 200 matches, spread over directories so the
     // parallel walker visits them in varying order.
     for i in 0..40 {
-        let body: String = (0..10).map(|l| if l % 2 == 0 { format!("needle {i} {l}\n") } else { "hay\n".to_owned() }).collect();
+        let body: String = (0..10)
+            .map(|l| {
+                if l % 2 == 0 {
+                    format!("needle {i} {l}\n")
+                } else {
+                    "hay\n".to_owned()
+                }
+            })
+            .collect();
         write(dir.path(), &format!("d{}/f{i:02}.txt", i % 7), body);
     }
     let first = grep(dir.path(), json!({"search_strs": ["needle"]})).await;
@@ -167,14 +281,27 @@ async fn output_is_sorted_capped_at_100_and_deterministic() {
 
     // They are the first 100 of all 200 by (path, line).
     let mut all: Vec<(String, u64)> = (0..40)
-        .flat_map(|i| (0..10).step_by(2).map(move |l| (format!("d{}/f{i:02}.txt", i % 7), l + 1)))
+        .flat_map(|i| {
+            (0..10)
+                .step_by(2)
+                .map(move |l| (format!("d{}/f{i:02}.txt", i % 7), l + 1))
+        })
         .collect();
     all.sort();
     assert_eq!(found, all[..100]);
-    assert!(first.content.contains("> truncated: only the first 100 matches"), "{}", first.content);
+    assert!(
+        first
+            .content
+            .contains("> truncated: only the first 100 matches"),
+        "{}",
+        first.content
+    );
 
     for _ in 0..3 {
-        assert_eq!(grep(dir.path(), json!({"search_strs": ["needle"]})).await, first);
+        assert_eq!(
+            grep(dir.path(), json!({"search_strs": ["needle"]})).await,
+            first
+        );
     }
 }
 
@@ -193,9 +320,17 @@ async fn one_file_with_many_matches_is_capped_too() {
 #[tokio::test]
 async fn long_lines_are_cut_at_500_characters() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "long.txt", format!("needle{}\n", "x".repeat(1000)));
+    write(
+        dir.path(),
+        "long.txt",
+        format!("needle{}\n", "x".repeat(1000)),
+    );
     let out = grep(dir.path(), json!({"search_strs": ["needle"]})).await;
-    let line = out.content.lines().find(|l| l.starts_with("  needle")).unwrap();
+    let line = out
+        .content
+        .lines()
+        .find(|l| l.starts_with("  needle"))
+        .unwrap();
     assert_eq!(line, format!("  needle{}...[truncated]", "x".repeat(494)));
 }
 
@@ -211,9 +346,18 @@ async fn an_unreadable_file_is_noted_not_fatal() {
     let out = grep(dir.path(), json!({"search_strs": ["needle"]})).await;
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
     assert!(!out.is_error, "{}", out.content);
-    assert!(hits(&out.content).contains(&("a.txt".to_owned(), 1)), "{}", out.content);
+    assert!(
+        hits(&out.content).contains(&("a.txt".to_owned(), 1)),
+        "{}",
+        out.content
+    );
     if really_locked {
-        assert!(out.content.contains("> 1 files or directories could not be read"), "{}", out.content);
+        assert!(
+            out.content
+                .contains("> 1 files or directories could not be read"),
+            "{}",
+            out.content
+        );
     } else {
         println!("running as a user who can read mode-000 files; note not checked");
     }

@@ -34,7 +34,11 @@ fn fixture() -> Fixture {
     std::os::unix::fs::symlink(cwd.join("file.txt"), cwd.join("link_in")).unwrap();
     let cwd = cwd.canonicalize().unwrap();
     let outside = outside.canonicalize().unwrap();
-    Fixture { _root: root, cwd, outside }
+    Fixture {
+        _root: root,
+        cwd,
+        outside,
+    }
 }
 
 fn battery(outside: &Path) -> Vec<(String, RefusalKind)> {
@@ -44,7 +48,10 @@ fn battery(outside: &Path) -> Vec<(String, RefusalKind)> {
         ("a/../../x".into(), RefusalKind::Escape),
         ("a/../../outside/secret.txt".into(), RefusalKind::Escape),
         ("/etc/passwd".into(), RefusalKind::Escape),
-        (outside.join("secret.txt").display().to_string(), RefusalKind::Escape),
+        (
+            outside.join("secret.txt").display().to_string(),
+            RefusalKind::Escape,
+        ),
         ("link_out".into(), RefusalKind::Escape),
         ("dir_out/secret.txt".into(), RefusalKind::Escape),
         ("dir_out".into(), RefusalKind::Escape),
@@ -52,7 +59,10 @@ fn battery(outside: &Path) -> Vec<(String, RefusalKind)> {
         ("~/x".into(), RefusalKind::NotFound),
         ("".into(), RefusalKind::Invalid),
         ("   ".into(), RefusalKind::Invalid),
-        ("file.txt\0../../outside/secret.txt".into(), RefusalKind::Invalid),
+        (
+            "file.txt\0../../outside/secret.txt".into(),
+            RefusalKind::Invalid,
+        ),
         ("a/".repeat(5000), RefusalKind::Invalid),
     ]
 }
@@ -61,19 +71,36 @@ fn battery(outside: &Path) -> Vec<(String, RefusalKind)> {
 fn every_battery_input_is_refused_with_its_kind_and_a_message_for_the_model() {
     let fx = fixture();
     for (input, kind) in battery(&fx.outside) {
-        let refusal = resolve_in_cwd(&fx.cwd, &input).expect_err(&format!("{input:?} must be refused"));
+        let refusal =
+            resolve_in_cwd(&fx.cwd, &input).expect_err(&format!("{input:?} must be refused"));
         assert_eq!(refusal.kind, kind, "{input:?}: {}", refusal.message);
-        assert!(refusal.message.starts_with("[what]: "), "{}", refusal.message);
-        assert!(refusal.message.contains(&format!("[code]: {}", kind.code())), "{}", refusal.message);
+        assert!(
+            refusal.message.starts_with("[what]: "),
+            "{}",
+            refusal.message
+        );
+        assert!(
+            refusal
+                .message
+                .contains(&format!("[code]: {}", kind.code())),
+            "{}",
+            refusal.message
+        );
         assert!(refusal.message.contains("[how]: "), "{}", refusal.message);
-        assert!(refusal.message.len() < 1000, "long inputs are not echoed whole: {}", refusal.message.len());
+        assert!(
+            refusal.message.len() < 1000,
+            "long inputs are not echoed whole: {}",
+            refusal.message.len()
+        );
     }
 }
 
 #[test]
 fn inside_paths_are_accepted_with_a_relative_form() {
     let fx = fixture();
-    let accepted = |input: &str| resolve_in_cwd(&fx.cwd, input).unwrap_or_else(|r| panic!("{input:?}: {}", r.message));
+    let accepted = |input: &str| {
+        resolve_in_cwd(&fx.cwd, input).unwrap_or_else(|r| panic!("{input:?}: {}", r.message))
+    };
 
     let dot_dot_name = accepted("..foo");
     assert_eq!(dot_dot_name.relative, "..foo");
@@ -95,7 +122,11 @@ fn a_missing_path_inside_is_not_found() {
     let fx = fixture();
     let refusal = resolve_in_cwd(&fx.cwd, "a/nope.txt").unwrap_err();
     assert_eq!(refusal.kind, RefusalKind::NotFound);
-    assert!(refusal.message.contains("[path]: a/nope.txt"), "{}", refusal.message);
+    assert!(
+        refusal.message.contains("[path]: a/nope.txt"),
+        "{}",
+        refusal.message
+    );
 }
 
 #[tokio::test]
@@ -114,7 +145,11 @@ async fn no_tool_reads_anything_outside_the_cwd() {
         for (tool, args) in calls {
             let out = registry.execute(tool, args, ctx.clone()).await;
             assert!(out.is_error, "{tool} {input:?} must fail: {}", out.content);
-            assert!(!out.content.contains(SECRET), "{tool} {input:?} leaked: {}", out.content);
+            assert!(
+                !out.content.contains(SECRET),
+                "{tool} {input:?} leaked: {}",
+                out.content
+            );
         }
     }
 
@@ -122,9 +157,15 @@ async fn no_tool_reads_anything_outside_the_cwd() {
     let tree = registry.execute("tree", json!({}), ctx.clone()).await;
     assert!(!tree.is_error);
     assert!(!tree.content.contains("secret.txt"), "{}", tree.content);
-    let grep = registry.execute("grep", json!({"search_strs": [SECRET]}), ctx).await;
+    let grep = registry
+        .execute("grep", json!({"search_strs": [SECRET]}), ctx)
+        .await;
     assert!(!grep.is_error);
-    assert!(grep.content.starts_with("no matches found."), "{}", grep.content);
+    assert!(
+        grep.content.starts_with("no matches found."),
+        "{}",
+        grep.content
+    );
 }
 
 #[tokio::test]
@@ -134,12 +175,16 @@ async fn tools_accept_dot_dot_names_and_absolute_inside_paths() {
     builtin::register_all(&registry).unwrap();
     let ctx = ToolContext::new(&fx.cwd, CancellationToken::new()).unwrap();
 
-    let out = registry.execute("read_file", json!({"path": "..foo"}), ctx.clone()).await;
+    let out = registry
+        .execute("read_file", json!({"path": "..foo"}), ctx.clone())
+        .await;
     assert!(!out.is_error, "{}", out.content);
     assert!(out.content.contains("1 | dot dot foo"), "{}", out.content);
 
     let absolute = fx.cwd.join("file.txt").display().to_string();
-    let out = registry.execute("read_file", json!({"path": absolute}), ctx).await;
+    let out = registry
+        .execute("read_file", json!({"path": absolute}), ctx)
+        .await;
     assert!(!out.is_error, "{}", out.content);
     assert!(out.content.contains("[path]: file.txt"), "{}", out.content);
 }

@@ -71,7 +71,11 @@ async fn a_subdirectory_keeps_its_full_path_levels() {
     let dir = fixture();
     let out = tree(dir.path(), json!({"path": "src/tool"})).await;
     assert!(!out.is_error, "{}", out.content);
-    assert!(out.content.contains("Path: `src/tool`\nFiles: 3\n"), "{}", out.content);
+    assert!(
+        out.content.contains("Path: `src/tool`\nFiles: 3\n"),
+        "{}",
+        out.content
+    );
     assert!(
         out.content.ends_with("- src\n  - tool\n    - builtin\n      - tree.rs | size: 17 bytes\n    - grep.rs | size: 17 bytes\n    - mod.rs | size: 14 bytes"),
         "{}",
@@ -87,14 +91,24 @@ async fn truncation_keeps_the_first_files_in_display_order_and_says_so() {
         let first = tree(dir.path(), json!({"max_files": max_files})).await;
         let again = tree(dir.path(), json!({"max_files": max_files})).await;
         assert_eq!(first, again, "deterministic");
-        assert!(first.content.contains(&format!("Files: {max_files}\n")), "{}", first.content);
         assert!(
-            first.content.contains(&format!("> truncated: 7 files found, the first {max_files} in sorted order are shown")),
+            first.content.contains(&format!("Files: {max_files}\n")),
+            "{}",
+            first.content
+        );
+        assert!(
+            first.content.contains(&format!(
+                "> truncated: 7 files found, the first {max_files} in sorted order are shown"
+            )),
             "{}",
             first.content
         );
         // Every file line shown is in the full listing, in the same order.
-        let shown: Vec<&str> = first.content.lines().filter(|l| l.contains("| size:")).collect();
+        let shown: Vec<&str> = first
+            .content
+            .lines()
+            .filter(|l| l.contains("| size:"))
+            .collect();
         let all: Vec<&str> = full.lines().filter(|l| l.contains("| size:")).collect();
         assert_eq!(shown, all[..max_files]);
     }
@@ -126,7 +140,10 @@ async fn refusals_and_empty_directories() {
     fs::create_dir(dir.path().join("empty")).unwrap();
     let out = tree(dir.path(), json!({"path": "empty"})).await;
     assert!(!out.is_error);
-    assert_eq!(out.content, "## Project file tree\n\nPath: `empty`\n\nno files found");
+    assert_eq!(
+        out.content,
+        "## Project file tree\n\nPath: `empty`\n\nno files found"
+    );
 }
 
 #[tokio::test]
@@ -140,5 +157,9 @@ async fn ignore_rules_apply_inside_subdirectories_too() {
     assert!(!out.content.contains("a.gen.rs"), "{}", out.content);
     // Like `rg --files target`: naming an ignored directory lists it.
     let out = tree(dir.path(), json!({"path": "target"})).await;
-    assert!(out.content.contains("    - out.txt | size: 6 bytes"), "{}", out.content);
+    assert!(
+        out.content.contains("    - out.txt | size: 6 bytes"),
+        "{}",
+        out.content
+    );
 }

@@ -251,12 +251,7 @@ fn check_array(
     }
 }
 
-fn check_string(
-    schema: &Map<String, Value>,
-    text: &str,
-    path: &[String],
-    issues: &mut Vec<Issue>,
-) {
+fn check_string(schema: &Map<String, Value>, text: &str, path: &[String], issues: &mut Vec<Issue>) {
     let chars = text.chars().count() as u64;
     if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
         if chars < min {

@@ -7,14 +7,16 @@
 //! the directory is not inside a git repository (`require_git(false)`): a
 //! copied or unpacked project keeps its ignore rules. All matching files are
 //! ordered as they are displayed before the first `max_files` are kept, so
-//! the output is deterministic; only those `max_files` are held in memory.
+//! the output is deterministic however the parallel walker's threads
+//! interleave; only those `max_files` are held in memory.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::fmt::Write;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
-use ignore::WalkBuilder;
+use ignore::{WalkBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -122,8 +124,9 @@ fn display_order(a: &[String], b: &[String]) -> Ordering {
 }
 
 fn name_order(x: &str, y: &str) -> Ordering {
-    let folded = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<Vec<_>>();
-    folded(x).cmp(&folded(y)).then_with(|| x.cmp(y))
+    let folded_x = x.chars().flat_map(char::to_lowercase);
+    let folded_y = y.chars().flat_map(char::to_lowercase);
+    folded_x.cmp(folded_y).then_with(|| x.cmp(y))
 }
 
 struct Listing {
@@ -133,48 +136,75 @@ struct Listing {
     unreadable: usize,
 }
 
-/// Walks `root`, keeping the first `max_files` files in display order.
-/// `None` when stopped.
+/// The files kept so far while the walker's threads report in.
+#[derive(Default)]
+struct Collector {
+    kept: BinaryHeap<FileEntry>,
+    total: usize,
+    unreadable: usize,
+}
+
+impl Collector {
+    /// Keeps `entry` if it is among the first `max_files` in display order.
+    fn offer(&mut self, entry: FileEntry, max_files: usize) {
+        self.total += 1;
+        if self.kept.len() >= max_files && self.kept.peek().is_some_and(|last| entry >= *last) {
+            return;
+        }
+        self.kept.push(entry);
+        if self.kept.len() > max_files {
+            self.kept.pop();
+        }
+    }
+}
+
+/// Walks `root` with the parallel walker, keeping the first `max_files`
+/// files in display order. `None` when stopped.
 fn walk(cwd: &Path, root: &SafePath, max_files: usize, stop: &StopFlag) -> Option<Listing> {
-    let mut kept: BinaryHeap<FileEntry> = BinaryHeap::with_capacity(max_files + 1);
-    let mut total = 0;
-    let mut unreadable = 0;
+    let collector = Mutex::new(Collector::default());
     let walker = WalkBuilder::new(&root.absolute)
         .standard_filters(true)
         .require_git(false)
         .follow_links(false)
         .filter_entry(|entry| entry.file_name() != ".git")
-        .build();
-    for entry in walker {
-        if stop.is_set() {
-            return None;
-        }
-        let Ok(entry) = entry else {
-            unreadable += 1;
-            continue;
-        };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Ok(relative) = entry.path().strip_prefix(cwd) else {
-            continue;
-        };
-        total += 1;
-        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-        let parts = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        kept.push(FileEntry { parts, size });
-        if kept.len() > max_files {
-            kept.pop();
-        }
+        .build_parallel();
+    walker.run(|| {
+        let collector = &collector;
+        Box::new(move |entry| {
+            if stop.is_set() {
+                return WalkState::Quit;
+            }
+            let lock = || collector.lock().unwrap_or_else(PoisonError::into_inner);
+            let Ok(entry) = entry else {
+                lock().unreadable += 1;
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let Ok(relative) = entry.path().strip_prefix(cwd) else {
+                return WalkState::Continue;
+            };
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            let parts = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            lock().offer(FileEntry { parts, size }, max_files);
+            WalkState::Continue
+        })
+    });
+    if stop.is_set() {
+        return None;
     }
+    let collected = collector
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
     Some(Listing {
         shown_path: root.relative.clone(),
-        files: kept.into_sorted_vec(),
-        total,
-        unreadable,
+        files: collected.kept.into_sorted_vec(),
+        total: collected.total,
+        unreadable: collected.unreadable,
     })
 }
 
