@@ -419,3 +419,40 @@ async fn the_tool_receives_the_context_it_was_called_with() {
         format!("{} true", dir.path().canonicalize().unwrap().display())
     );
 }
+
+#[test]
+fn builtin_specs_are_plain_object_schemas() {
+    let registry = ToolRegistry::new();
+    light_agent::tool::builtin::register_all(&registry).unwrap();
+    let specs = registry.specs();
+    assert_eq!(registry.names(), ["tree", "grep", "read_file"]);
+    for spec in &specs {
+        assert_eq!(spec.schema["type"], "object");
+        assert!(
+            spec.schema["required"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("_intent"))
+        );
+    }
+    let required = |i: usize| spec_required(&specs[i].schema);
+    assert_eq!(required(0), ["_intent"], "tree's fields all have defaults");
+    assert_eq!(required(1), ["search_strs", "_intent"]);
+    assert_eq!(required(2), ["path", "_intent"]);
+    assert_eq!(specs[0].schema["properties"]["max_files"]["maximum"], 1000);
+    assert_eq!(specs[1].schema["properties"]["search_strs"]["maxItems"], 10);
+    assert!(!light_agent::tool::builtin::tool_prompts().is_empty());
+    assert_eq!(
+        light_agent::tool::builtin::TOOL_PROMPTS_NAME,
+        "builtin_tools"
+    );
+}
+
+fn spec_required(schema: &Value) -> Vec<&str> {
+    schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}

@@ -2,9 +2,9 @@
 //!
 //! | tool | file | job |
 //! |---|---|---|
-//! | `tree` | [`tree.rs`](tree) | project structure with sizes |
-//! | `grep` | [`grep.rs`](grep) | where known plain strings occur |
-//! | `read_file` | [`read_file.rs`](read_file) | file text, whole or windowed |
+//! | `tree` | `tree.rs` | project structure with sizes |
+//! | `grep` | `grep.rs` | where known plain strings occur |
+//! | `read_file` | `read_file.rs` | file text, whole or windowed |
 //!
 //! All three confine paths with [`sandbox`](crate::tool::sandbox), honour
 //! ignore files like ripgrep, run their filesystem work on the blocking pool
