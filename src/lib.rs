@@ -5,3 +5,4 @@ pub mod ai;
 pub mod config;
 pub mod context;
 pub mod protocol;
+pub mod tool;

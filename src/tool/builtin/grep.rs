@@ -1,0 +1,373 @@
+//! `grep`: where known plain strings occur, as `path:line` plus the line.
+//!
+//! ripgrep's own libraries do the work: the parallel `ignore` walker (same
+//! filters as `tree`) and `grep-searcher` with a literal, case-sensitive
+//! matcher. Binary files are skipped whole. At most [`MAX_MATCHES`] lines
+//! are reported, always the first ones by (path, line), so the same call
+//! gives the same output however the walker's threads interleave. A file
+//! that cannot be read is noted and skipped; it never fails the call.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::{WalkBuilder, WalkState};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::blocking::{self, StopFlag};
+use crate::tool::labelled::{Labelled, echo};
+use crate::tool::sandbox::resolve_in_cwd;
+use crate::tool::{Tool, ToolContext, ToolOutput};
+
+const NAME: &str = "grep";
+/// Most matching lines reported.
+const MAX_MATCHES: usize = 100;
+/// Longest line shown, in characters.
+const MAX_LINE_CHARS: usize = 500;
+/// Search strings that would match (nearly) every line.
+const CATCH_ALLS: [&str; 6] = [".", ".*", ".+", "^.*$", "^.+$", "*"];
+
+const DESCRIPTION: &str = "Search the working directory (or one directory in it) for one or more \
+known plain strings; returns file path, line number and the matching line. It is a discovery tool: \
+use it to locate functions, types, variables, events, tool names, error text, config and protocol \
+fields. Strings are matched literally and case-sensitively: no regex, globs, paths or flags (search \
+\"class \" or \"fn main\" to find definitions). It does not browse or read: use tree for structure \
+and read_file once the file is known.
+- [good]: grep({\"search_strs\": [\"ToolCall\"]})
+- [good]: grep({\"search_strs\": [\"tool_result\", \"ToolResult\"], \"scope\": \"src/agent\"})
+- [bad]: grep({\"search_strs\": [\".\"]})  (catch-all)
+- [bad]: grep({\"search_strs\": [\"src/agent\"]})  (a path; use tree)";
+
+/// Arguments of `grep`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GrepArgs {
+    /// 1 to 10 plain strings to find, matched literally and case-sensitively
+    /// (e.g. ["fn execute", "ToolOutput"]). Not regex, not paths, not wildcards.
+    #[schemars(length(min = 1, max = 10), inner(length(min = 1)))]
+    pub search_strs: Vec<String>,
+    /// Directory to search in, relative to the working directory (default: all of it).
+    /// A directory only; to read a known file use read_file.
+    #[serde(default)]
+    pub scope: Option<String>,
+}
+
+/// The `grep` tool.
+#[derive(Debug, Clone, Default)]
+pub struct GrepTool;
+
+impl Tool for GrepTool {
+    type Args = GrepArgs;
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    async fn execute(&self, args: GrepArgs, ctx: ToolContext) -> ToolOutput {
+        if ctx.cancel.is_cancelled() {
+            return blocking::cancelled(NAME);
+        }
+        let (valid, skipped) = split_search_strs(&args.search_strs);
+        if valid.is_empty() {
+            return all_invalid(&skipped);
+        }
+        let scope_input = args.scope.as_deref().unwrap_or(".");
+        let scope = match resolve_in_cwd(&ctx.cwd, scope_input) {
+            Ok(scope) => scope,
+            Err(refusal) => return refusal.into(),
+        };
+        if !scope.absolute.is_dir() {
+            return scope_not_directory(scope_input);
+        }
+        let matcher = match RegexMatcherBuilder::new()
+            .fixed_strings(true)
+            .line_terminator(Some(b'\n'))
+            .build_many(&valid)
+        {
+            Ok(matcher) => matcher,
+            Err(e) => return ToolOutput::error(format!("grep could not build its matcher: {e}")),
+        };
+
+        let cwd = ctx.cwd.clone();
+        let root = scope.absolute.clone();
+        let searched =
+            blocking::run_blocking(&ctx.cancel, move |stop| search(&cwd, &root, &matcher, stop))
+                .await;
+        let found = match searched {
+            Ok(Some(found)) => found,
+            Ok(None) => return blocking::cancelled(NAME),
+            Err(interrupted) => return interrupted.into_output(NAME),
+        };
+        ToolOutput::ok(render(&valid, &skipped, &scope.relative, &found))
+    }
+}
+
+/// Splits the model's strings into ones worth searching and ones refused
+/// (blank, catch-all, path-like, multi-line). Duplicates are searched once.
+fn split_search_strs(strs: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut valid: Vec<String> = Vec::new();
+    let mut skipped = Vec::new();
+    for s in strs {
+        let trimmed = s.trim();
+        let refused = trimmed.is_empty()
+            || CATCH_ALLS.contains(&trimmed)
+            || s.contains('/')
+            || s.contains(['\n', '\r']);
+        if refused {
+            skipped.push(s.clone());
+        } else if !valid.contains(s) {
+            valid.push(s.clone());
+        }
+    }
+    (valid, skipped)
+}
+
+fn all_invalid(skipped: &[String]) -> ToolOutput {
+    let mut text = Labelled::what(
+        "all search_strs are invalid: empty text, wildcards, directories or file paths were used as search text",
+    )
+    .raw("[invalid_search_strs]:");
+    for s in skipped {
+        text = text.raw(format!("- {}", echo(s)));
+    }
+    ToolOutput::error(
+        text.line("how", "grep only locates known text; it is not for browsing, reading or structure (use tree, read_file)")
+            .raw("- [good]: grep({\"search_strs\": [\"ToolCall\"]})")
+            .raw("- [good]: grep({\"search_strs\": [\"tool_result\", \"ToolResult\"], \"scope\": \"src/agent\"})")
+            .raw("- [bad]: grep({\"search_strs\": [\".\"]})")
+            .raw("- [bad]: grep({\"search_strs\": [\"src/agent\"]})")
+            .finish(),
+    )
+}
+
+fn scope_not_directory(scope: &str) -> ToolOutput {
+    ToolOutput::error(
+        Labelled::what("scope invalid: directories only, not files")
+            .line("scope", echo(scope))
+            .line(
+                "how",
+                "use tree for structure, read_file for a known file, or change scope to a directory",
+            )
+            .finish(),
+    )
+}
+
+/// What a search found.
+#[derive(Debug, Default)]
+struct Found {
+    /// The first matches by (path relative to cwd, line number) → line text.
+    matches: BTreeMap<(String, u64), String>,
+    /// Whether matches were dropped or files left unsearched at the limit.
+    truncated: bool,
+    /// Files or directories that could not be read.
+    unreadable: usize,
+}
+
+impl Found {
+    /// Whether no file sorting after `path` can still contribute a match.
+    fn is_full_before(&self, path: &str) -> bool {
+        self.matches.len() >= MAX_MATCHES
+            && self
+                .matches
+                .last_key_value()
+                .is_some_and(|((last, _), _)| path > last.as_str())
+    }
+
+    fn merge(&mut self, path: &str, lines: Vec<(u64, String)>) {
+        for (line, text) in lines {
+            self.matches.insert((path.to_owned(), line), text);
+            if self.matches.len() > MAX_MATCHES {
+                self.matches.pop_last();
+                self.truncated = true;
+            }
+        }
+    }
+}
+
+/// Searches every file under `root`. `None` when stopped.
+fn search(cwd: &Path, root: &Path, matcher: &RegexMatcher, stop: &StopFlag) -> Option<Found> {
+    let found = Mutex::new(Found::default());
+    let walker = WalkBuilder::new(root)
+        .standard_filters(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build_parallel();
+    walker.run(|| {
+        let found = &found;
+        let mut searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .build();
+        Box::new(move |entry| {
+            if stop.is_set() {
+                return WalkState::Quit;
+            }
+            let lock = || found.lock().unwrap_or_else(PoisonError::into_inner);
+            let Ok(entry) = entry else {
+                lock().unreadable += 1;
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let Some(path) = relative_display(cwd, entry.path()) else {
+                return WalkState::Continue;
+            };
+            if lock().is_full_before(&path) {
+                lock().truncated = true;
+                return WalkState::Continue;
+            }
+            let mut sink = FileSink {
+                stop,
+                lines: Vec::new(),
+                binary: false,
+            };
+            match searcher.search_path(matcher, entry.path(), &mut sink) {
+                Err(_) => lock().unreadable += 1,
+                Ok(()) if sink.binary => {}
+                Ok(()) => {
+                    if sink.lines.len() > MAX_MATCHES {
+                        lock().truncated = true;
+                    }
+                    lock().merge(&path, sink.lines);
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    if stop.is_set() {
+        return None;
+    }
+    Some(found.into_inner().unwrap_or_else(PoisonError::into_inner))
+}
+
+fn relative_display(cwd: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(cwd).ok()?;
+    let parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
+}
+
+/// Collects one file's matching lines; gives up on binary files.
+struct FileSink<'a> {
+    stop: &'a StopFlag,
+    lines: Vec<(u64, String)>,
+    binary: bool,
+}
+
+impl Sink for FileSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        if self.stop.is_set() {
+            return Ok(false);
+        }
+        let first = mat.line_number().unwrap_or(0);
+        for (offset, line) in mat.lines().enumerate() {
+            self.lines.push((first + offset as u64, display_line(line)));
+        }
+        // One more than the limit tells the caller the file had more.
+        Ok(self.lines.len() <= MAX_MATCHES)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, std::io::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+/// The line without its terminator, cut to [`MAX_LINE_CHARS`].
+fn display_line(line: &[u8]) -> String {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = String::from_utf8_lossy(line);
+    match text.char_indices().nth(MAX_LINE_CHARS) {
+        Some((cut, _)) => format!("{}...[truncated]", &text[..cut]),
+        None => text.into_owned(),
+    }
+}
+
+fn render(valid: &[String], skipped: &[String], scope: &str, found: &Found) -> String {
+    let mut out = String::new();
+    if found.matches.is_empty() {
+        out.push_str("no matches found.\n\n");
+    } else {
+        out.push_str("## grep match results\n\n");
+    }
+    out.push_str("Searched for:\n");
+    for s in valid {
+        let _ = writeln!(out, "- `{s}`");
+    }
+    let _ = writeln!(out, "\nScope: `{scope}`");
+    if !skipped.is_empty() {
+        out.push_str("\n[skipped_invalid_search_strs]:\n");
+        for s in skipped {
+            let _ = writeln!(out, "- {}", echo(s));
+        }
+        out.push_str(
+            "[why]: these were empty, catch-all, wildcard, multi-line, directory or file paths; not searched\n",
+        );
+    }
+    if !found.matches.is_empty() {
+        out.push('\n');
+        for ((path, line), text) in &found.matches {
+            let _ = writeln!(out, "- {path}:{line}\n  {text}");
+        }
+    }
+    if found.truncated {
+        let _ = writeln!(
+            out,
+            "\n> truncated: only the first {MAX_MATCHES} matches by path and line are shown; use more specific strings or a narrower scope; use tree for structure"
+        );
+    }
+    if found.unreadable > 0 {
+        let _ = writeln!(
+            out,
+            "\n> {} files or directories could not be read (e.g. permission denied) and were skipped",
+            found.unreadable
+        );
+    }
+    out.trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_catch_alls_paths_and_blanks() {
+        let strs: Vec<String> = [
+            "fn main",
+            ".*",
+            " ",
+            "src/lib.rs",
+            "a\nb",
+            "fn main",
+            "..foo",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let (valid, skipped) = split_search_strs(&strs);
+        assert_eq!(valid, ["fn main", "..foo"]);
+        assert_eq!(skipped, [".*", " ", "src/lib.rs", "a\nb"]);
+    }
+
+    #[test]
+    fn long_lines_are_cut_at_500_chars() {
+        let line = format!("{}\r\n", "é".repeat(600));
+        let shown = display_line(line.as_bytes());
+        assert_eq!(shown, format!("{}...[truncated]", "é".repeat(500)));
+        assert_eq!(display_line(b"short\n"), "short");
+    }
+}

@@ -1,0 +1,547 @@
+//! `read_file`: the text of a file inside the cwd, whole or by line window.
+//!
+//! Files up to [`WINDOW_BYTES`] come back whole with line numbers. Larger
+//! files come back as a window of whole lines totalling at most
+//! [`WINDOW_BYTES`], with a copyable `[next]` call; a single line longer than
+//! the window is paged by `byte_offset`. Memory stays bounded whatever the
+//! file size: the line count is a streamed scan in [`CHUNK_BYTES`] chunks,
+//! and at most one window (plus one line capped at the window) is held.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::blocking::{self, StopFlag};
+use crate::tool::labelled::Labelled;
+use crate::tool::sandbox::resolve_in_cwd;
+use crate::tool::{Tool, ToolContext, ToolOutput};
+
+const NAME: &str = "read_file";
+/// Whole-file threshold and window budget.
+const WINDOW_BYTES: u64 = 100 * 1024;
+/// Read size of the line-count scan.
+const CHUNK_BYTES: usize = 64 * 1024;
+/// How much of the file start is checked for a NUL byte.
+const BINARY_SNIFF_BYTES: u64 = 8 * 1024;
+
+const DESCRIPTION: &str = "Read a text file inside the working directory. Files up to 100 KiB come \
+back whole with line numbers; larger files come back as a window of lines with [complete] and a \
+copyable [next] call. With no clue where to look, pass only path; with a grep hit, stack trace or a \
+line the user named, pass start_line (and end_line for an explicit range). byte_offset only continues \
+an over-long line: copy it from [next], never invent it. Not for directories (use tree) or for \
+finding things (use grep).";
+
+/// Arguments of `read_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadFileArgs {
+    /// File to read, relative to the working directory.
+    #[schemars(length(min = 1))]
+    pub path: String,
+    /// First line to return, 1-based (large files only; default 1).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub start_line: Option<u64>,
+    /// Last line to return, inclusive (large files only).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub end_line: Option<u64>,
+    /// Byte offset inside one over-long line; only copy it from a [next] call.
+    #[serde(default)]
+    pub byte_offset: Option<u64>,
+}
+
+/// The `read_file` tool.
+#[derive(Debug, Clone, Default)]
+pub struct ReadFileTool;
+
+impl Tool for ReadFileTool {
+    type Args = ReadFileArgs;
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    async fn execute(&self, args: ReadFileArgs, ctx: ToolContext) -> ToolOutput {
+        if ctx.cancel.is_cancelled() {
+            return blocking::cancelled(NAME);
+        }
+        let file = match resolve_in_cwd(&ctx.cwd, &args.path) {
+            Ok(file) => file,
+            Err(refusal) => return refusal.into(),
+        };
+        if let Some(refusal) = check_request(&file.absolute, &file.relative, &args) {
+            return refusal;
+        }
+        let request = Request {
+            relative: file.relative,
+            start_line: args.start_line,
+            end_line: args.end_line,
+            byte_offset: args.byte_offset,
+        };
+        let path = file.absolute;
+        let read =
+            blocking::run_blocking(&ctx.cancel, move |stop| read(&path, &request, stop)).await;
+        match read {
+            Ok(Ok(Some(output))) => output,
+            Ok(Ok(None)) => blocking::cancelled(NAME),
+            Ok(Err(e)) => ToolOutput::error(
+                Labelled::what("the file could not be read")
+                    .line("error", e)
+                    .line("how", "check the path with tree; the file may have changed")
+                    .finish(),
+            ),
+            Err(interrupted) => interrupted.into_output(NAME),
+        }
+    }
+}
+
+/// The checks that need no file content, in the seed's order.
+fn check_request(path: &Path, relative: &str, args: &ReadFileArgs) -> Option<ToolOutput> {
+    let refuse = |text: Labelled| Some(ToolOutput::error(text.finish()));
+    if path.is_dir() {
+        return refuse(
+            Labelled::what("this is a directory, not a file")
+                .line("path", relative)
+                .line(
+                    "how",
+                    "pass a file; use tree to list a directory or grep to find text",
+                ),
+        );
+    }
+    if !path.is_file() {
+        return refuse(
+            Labelled::what("this is not a regular file (device, socket or pipe)")
+                .line("path", relative)
+                .line("how", "read regular text files only"),
+        );
+    }
+    if let (Some(start), Some(end)) = (args.start_line, args.end_line) {
+        if start > end {
+            return refuse(
+                Labelled::what("invalid line range")
+                    .line("path", relative)
+                    .line("start_line", start)
+                    .line("end_line", end)
+                    .line("how", "start_line must be <= end_line"),
+            );
+        }
+    }
+    if let Some(offset) = args.byte_offset {
+        let (Some(start), Some(end)) = (args.start_line, args.end_line) else {
+            return refuse(
+                Labelled::what("byte_offset invalid")
+                    .line("path", relative)
+                    .line("byte_offset", offset)
+                    .line(
+                        "how",
+                        "byte_offset needs start_line and end_line; copy the whole [next] call",
+                    ),
+            );
+        };
+        if start != end {
+            return refuse(
+                Labelled::what("byte_offset invalid")
+                    .line("path", relative)
+                    .line("start_line", start)
+                    .line("end_line", end)
+                    .line(
+                        "how",
+                        "byte_offset pages a single line: start_line and end_line must be equal",
+                    ),
+            );
+        }
+    }
+    None
+}
+
+struct Request {
+    relative: String,
+    start_line: Option<u64>,
+    end_line: Option<u64>,
+    byte_offset: Option<u64>,
+}
+
+/// A continuation call for the model to copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Next {
+    start_line: u64,
+    end_line: Option<u64>,
+    byte_offset: Option<u64>,
+}
+
+/// A successful read, ready to render.
+struct FileView<'a> {
+    relative: &'a str,
+    size: u64,
+    total_lines: u64,
+    complete: bool,
+    lines: Vec<(u64, String)>,
+    reason: &'static str,
+    next: Option<Next>,
+    hint: Option<&'static str>,
+}
+
+/// Reads what `request` asks for. `None` when stopped.
+fn read(path: &Path, request: &Request, stop: &StopFlag) -> io::Result<Option<ToolOutput>> {
+    let mut file = File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut head = Vec::new();
+    (&mut file)
+        .take(BINARY_SNIFF_BYTES.min(size))
+        .read_to_end(&mut head)?;
+    if head.contains(&0) {
+        return Ok(Some(ToolOutput::error(
+            Labelled::what("this file looks binary; only text files are supported")
+                .line("path", &request.relative)
+                .line("size_bytes", size)
+                .line(
+                    "how",
+                    "read text files only; use tree to see what else is there",
+                )
+                .finish(),
+        )));
+    }
+    file.seek(SeekFrom::Start(0))?;
+    if size <= WINDOW_BYTES {
+        return Ok(Some(read_small(file, size, request)?));
+    }
+    read_large(file, size, request, stop)
+}
+
+fn read_small(file: File, size: u64, request: &Request) -> io::Result<ToolOutput> {
+    let mut bytes = Vec::new();
+    file.take(WINDOW_BYTES).read_to_end(&mut bytes)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let lines: Vec<(u64, String)> = if text.is_empty() {
+        Vec::new()
+    } else {
+        body.split('\n')
+            .zip(1..)
+            .map(|(line, number)| (number, line.strip_suffix('\r').unwrap_or(line).to_owned()))
+            .collect()
+    };
+    Ok(ToolOutput::ok(render(&FileView {
+        relative: &request.relative,
+        size,
+        total_lines: lines.len() as u64,
+        complete: true,
+        lines,
+        reason: "file under the full-read threshold; full content returned",
+        next: None,
+        hint: None,
+    })))
+}
+
+/// Line count of the whole file and the byte offset where `start_line`
+/// begins (if it exists), from one streamed pass.
+struct Scan {
+    total_lines: u64,
+    start_offset: Option<u64>,
+}
+
+fn scan(file: &mut File, size: u64, start_line: u64, stop: &StopFlag) -> io::Result<Option<Scan>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut chunk = vec![0u8; CHUNK_BYTES];
+    let mut line_feeds = 0u64;
+    let mut start_offset = (start_line == 1).then_some(0);
+    let mut base = 0u64;
+    let mut last_byte = None;
+    loop {
+        if stop.is_set() {
+            return Ok(None);
+        }
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        for (i, _) in chunk[..n].iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            line_feeds += 1;
+            if start_offset.is_none() && line_feeds + 1 == start_line {
+                start_offset = Some(base + i as u64 + 1);
+            }
+        }
+        last_byte = chunk.get(n - 1).copied();
+        base += n as u64;
+    }
+    let unterminated_tail = u64::from(size > 0 && last_byte != Some(b'\n'));
+    Ok(Some(Scan {
+        total_lines: line_feeds + unterminated_tail,
+        start_offset,
+    }))
+}
+
+fn read_large(
+    mut file: File,
+    size: u64,
+    request: &Request,
+    stop: &StopFlag,
+) -> io::Result<Option<ToolOutput>> {
+    let start_line = request.start_line.unwrap_or(1);
+    let Some(scan) = scan(&mut file, size, start_line, stop)? else {
+        return Ok(None);
+    };
+    let start_offset = match scan.start_offset {
+        Some(offset) if start_line <= scan.total_lines => offset,
+        _ => {
+            return Ok(Some(ToolOutput::error(
+                Labelled::what("start_line is beyond the total number of lines")
+                    .line("path", &request.relative)
+                    .line("start_line", start_line)
+                    .line("total_lines", scan.total_lines)
+                    .line("how", "pick a line within the file; grep first if unsure")
+                    .finish(),
+            )));
+        }
+    };
+    let file_view = |lines, complete, reason, next, hint| FileView {
+        relative: &request.relative,
+        size,
+        total_lines: scan.total_lines,
+        complete,
+        lines,
+        reason,
+        next,
+        hint,
+    };
+    let hint = request.start_line.is_none().then_some(
+        "to find a symbol, keyword or error text, grep first, then read from its start_line",
+    );
+
+    let line_part = |file: &mut File, byte_offset| -> io::Result<Option<ToolOutput>> {
+        Ok(read_line_part(file, start_offset, byte_offset, stop)?.map(|part| {
+            let (reason, next) = if part.reached_line_end {
+                let more = start_line < scan.total_lines
+                    && request.end_line.is_none_or(|end| start_line < end);
+                let next = more.then_some(Next {
+                    start_line: start_line + 1,
+                    end_line: request.end_line,
+                    byte_offset: None,
+                });
+                ("long line finished; the next call returns to line mode", next)
+            } else {
+                let next = Next {
+                    start_line,
+                    end_line: Some(start_line),
+                    byte_offset: Some(byte_offset + part.returned),
+                };
+                (
+                    "the current line exceeds the budget; this window of the line was returned by byte_offset",
+                    Some(next),
+                )
+            };
+            ToolOutput::ok(render(&file_view(
+                vec![(start_line, part.text)],
+                false,
+                reason,
+                next,
+                hint,
+            )))
+        }))
+    };
+
+    if let Some(byte_offset) = request.byte_offset {
+        let line_bytes = line_length(&mut file, start_offset, stop)?;
+        if byte_offset >= line_bytes {
+            return Ok(Some(ToolOutput::error(
+                Labelled::what("byte_offset is beyond the length of this line")
+                    .line("path", &request.relative)
+                    .line("start_line", start_line)
+                    .line("byte_offset", byte_offset)
+                    .line("line_bytes", line_bytes)
+                    .line(
+                        "how",
+                        "copy byte_offset from the last [next] call, or read by start_line",
+                    )
+                    .finish(),
+            )));
+        }
+        return line_part(&mut file, byte_offset);
+    }
+
+    file.seek(SeekFrom::Start(start_offset))?;
+    let mut reader = BufReader::with_capacity(CHUNK_BYTES, &mut file);
+    let last_wanted = request
+        .end_line
+        .map_or(scan.total_lines, |end| end.min(scan.total_lines));
+    let mut lines = Vec::new();
+    let mut used = 0u64;
+    let mut next = None;
+    let mut reason = "file exceeds the full-read threshold; current line window returned";
+    let mut line_number = start_line;
+    while line_number <= last_wanted {
+        if stop.is_set() {
+            return Ok(None);
+        }
+        let line = read_line_capped(&mut reader, WINDOW_BYTES as usize + 1)?;
+        let length = line.len() as u64;
+        if length == 0 {
+            break;
+        }
+        if length > WINDOW_BYTES {
+            if lines.is_empty() {
+                drop(reader);
+                return line_part(&mut file, 0);
+            }
+            reason = "the next line exceeds the budget; stopped before it; continuing enters byte_offset mode";
+            next = Some(Next {
+                start_line: line_number,
+                end_line: request.end_line,
+                byte_offset: None,
+            });
+            break;
+        }
+        if used + length > WINDOW_BYTES && !lines.is_empty() {
+            reason = "the line window reached the 100 KiB budget; continue with [next]";
+            next = Some(Next {
+                start_line: line_number,
+                end_line: request.end_line,
+                byte_offset: None,
+            });
+            break;
+        }
+        used += length;
+        lines.push((line_number, line_text(&line)));
+        line_number += 1;
+    }
+    let reached_end = lines.last().is_some_and(|(n, _)| *n == scan.total_lines);
+    let complete = next.is_none() && request.end_line.is_none() && reached_end;
+    Ok(Some(ToolOutput::ok(render(&file_view(
+        lines, complete, reason, next, hint,
+    )))))
+}
+
+/// Reads one line (terminator included) but never more than `cap` bytes.
+fn read_line_capped(reader: &mut impl BufRead, cap: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    while bytes.len() < cap {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            break;
+        }
+        let room = &available[..available.len().min(cap - bytes.len())];
+        if let Some(end) = room.iter().position(|&b| b == b'\n') {
+            bytes.extend_from_slice(&room[..=end]);
+            reader.consume(end + 1);
+            break;
+        }
+        let taken = room.len();
+        bytes.extend_from_slice(room);
+        reader.consume(taken);
+    }
+    Ok(bytes)
+}
+
+fn line_text(line: &[u8]) -> String {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    String::from_utf8_lossy(line).into_owned()
+}
+
+/// Byte length of the line starting at `offset`, without its CR/LF.
+fn line_length(file: &mut File, offset: u64, stop: &StopFlag) -> io::Result<u64> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut chunk = vec![0u8; CHUNK_BYTES];
+    let mut length = 0u64;
+    let mut previous = None;
+    loop {
+        if stop.is_set() {
+            return Ok(length);
+        }
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            return Ok(length);
+        }
+        if let Some(end) = chunk[..n].iter().position(|&b| b == b'\n') {
+            let before_lf = if end > 0 {
+                chunk.get(end - 1).copied()
+            } else {
+                previous
+            };
+            return Ok(length + end as u64 - u64::from(before_lf == Some(b'\r')));
+        }
+        length += n as u64;
+        previous = chunk.get(n - 1).copied();
+    }
+}
+
+/// One window of an over-long line.
+struct LinePart {
+    text: String,
+    returned: u64,
+    reached_line_end: bool,
+}
+
+/// Reads up to [`WINDOW_BYTES`] of the line at `line_start`, from
+/// `byte_offset` into it. The window ends on a UTF-8 character boundary
+/// unless that would return nothing. `None` when stopped.
+fn read_line_part(
+    file: &mut File,
+    line_start: u64,
+    byte_offset: u64,
+    stop: &StopFlag,
+) -> io::Result<Option<LinePart>> {
+    let line_bytes = line_length(file, line_start, stop)?;
+    if stop.is_set() {
+        return Ok(None);
+    }
+    let wanted = line_bytes.saturating_sub(byte_offset).min(WINDOW_BYTES);
+    file.seek(SeekFrom::Start(line_start + byte_offset))?;
+    let mut bytes = Vec::new();
+    file.take(wanted).read_to_end(&mut bytes)?;
+    let reached_line_end = byte_offset + bytes.len() as u64 >= line_bytes;
+    if !reached_line_end {
+        if let Err(e) = std::str::from_utf8(&bytes) {
+            // Only a character cut at the window's end; never return nothing.
+            if e.error_len().is_none() && e.valid_up_to() > 0 {
+                bytes.truncate(e.valid_up_to());
+            }
+        }
+    }
+    Ok(Some(LinePart {
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+        returned: bytes.len() as u64,
+        reached_line_end,
+    }))
+}
+
+fn render(view: &FileView<'_>) -> String {
+    let mut text = Labelled::what("file_content")
+        .line("path", view.relative)
+        .line("size_bytes", view.size)
+        .line("total_lines", view.total_lines)
+        .line("complete", view.complete);
+    if let (Some((first, _)), Some((last, _))) = (view.lines.first(), view.lines.last()) {
+        text = text.line("range", format!("{first}-{last}"));
+    }
+    text = text.line("reason", view.reason).raw("[content]:");
+    for (number, line) in &view.lines {
+        text = text.raw(format!("{number} | {line}"));
+    }
+    text.maybe("next", view.next.map(|next| next_call(view.relative, next)))
+        .maybe("hint", view.hint)
+        .finish()
+}
+
+fn next_call(relative: &str, next: Next) -> String {
+    let path = serde_json::Value::String(relative.to_owned());
+    let mut call = format!(
+        "read_file({{\"path\": {path}, \"start_line\": {}",
+        next.start_line
+    );
+    if let Some(end) = next.end_line {
+        call.push_str(&format!(", \"end_line\": {end}"));
+    }
+    if let Some(offset) = next.byte_offset {
+        call.push_str(&format!(", \"byte_offset\": {offset}"));
+    }
+    call.push_str("})");
+    call
+}

@@ -1,0 +1,27 @@
+//! The per-call context a tool runs in.
+
+use std::path::{Path, PathBuf};
+
+use tokio_util::sync::CancellationToken;
+
+/// Where a tool runs and how it learns that it should stop.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The session's working directory, canonical (symlinks resolved). Every
+    /// path a built-in tool touches stays inside it.
+    pub cwd: PathBuf,
+    /// Fires when the turn is interrupted; tools then return promptly.
+    pub cancel: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context for `cwd`, canonicalised here.
+    ///
+    /// Fails when `cwd` does not exist or cannot be resolved.
+    pub fn new(cwd: impl AsRef<Path>, cancel: CancellationToken) -> std::io::Result<Self> {
+        Ok(Self {
+            cwd: cwd.as_ref().canonicalize()?,
+            cancel,
+        })
+    }
+}

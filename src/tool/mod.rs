@@ -1,0 +1,84 @@
+//! The tool system: what a model may call, and how a call is run safely.
+//!
+//! - [`Tool`] is the trait a tool implements: typed arguments (serde +
+//!   schemars), a name, a description and an async `execute`.
+//! - [`ToolDefinition`] is the closure form of a tool.
+//! - [`ToolRegistry`] holds tools in registration order, exposes their
+//!   [`ToolSpec`](crate::protocol::ToolSpec)s (JSON Schema with the added
+//!   `_intent` field) and runs calls. Nothing a model sends — bad JSON, bad
+//!   arguments, an unknown name, a panicking tool — ends a turn: every failure
+//!   comes back as an error [`ToolOutput`] the model can read.
+//! - [`sandbox`] confines every path a tool touches to the session's cwd.
+//! - [`builtin`] holds the exploration tools `tree`, `grep` and `read_file`
+//!   and the prompt that explains them.
+//!
+//! Architecture invariant: this module knows no vendor format; tools leave it
+//! as plain JSON Schema. schemars is used here and nowhere else.
+
+pub mod builtin;
+mod context;
+mod definition;
+mod labelled;
+mod registry;
+pub mod sandbox;
+mod schema;
+
+use std::future::Future;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+pub use context::ToolContext;
+pub use definition::ToolDefinition;
+pub use registry::{RegisterError, ToolRegistry};
+
+/// What a tool gives back to the model: text, flagged as an error or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// Whether the call failed; the model is told so.
+    pub is_error: bool,
+    /// Text given back to the model.
+    pub content: String,
+}
+
+impl ToolOutput {
+    /// A successful result.
+    pub fn ok(content: impl Into<String>) -> Self {
+        Self {
+            is_error: false,
+            content: content.into(),
+        }
+    }
+
+    /// A failed result; `content` should tell the model how to recover.
+    pub fn error(content: impl Into<String>) -> Self {
+        Self {
+            is_error: true,
+            content: content.into(),
+        }
+    }
+}
+
+/// A tool a model can call.
+///
+/// `Args` is deserialised from the model's argument object (after `_intent`
+/// was removed) and its JSON Schema is what the model is shown, so it must be
+/// an object schema (a struct with named fields). `execute` must return
+/// promptly once `ctx.cancel` fires.
+pub trait Tool: Send + Sync + 'static {
+    /// The typed arguments of one call.
+    type Args: DeserializeOwned + JsonSchema + Send;
+
+    /// Name the model calls the tool by, `^[a-zA-Z0-9_-]{1,64}$`.
+    fn name(&self) -> &str;
+
+    /// What the tool does and when to use it, for the model.
+    fn description(&self) -> &str;
+
+    /// Runs one call. Failures the model can fix are error outputs, not panics.
+    fn execute(
+        &self,
+        args: Self::Args,
+        ctx: ToolContext,
+    ) -> impl Future<Output = ToolOutput> + Send;
+}

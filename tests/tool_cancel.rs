@@ -1,0 +1,134 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Cancellation: every built-in answers "cancelled" promptly once the token
+//! fires, also in the middle of a long walk or scan, and its blocking work
+//! stops too (the runtime, which waits for blocking tasks, shuts down fast).
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry, builtin};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// Generous bound for "promptly"; the real figure is printed.
+const PROMPT: Duration = Duration::from_secs(1);
+
+/// 4 000 files in 40 directories.
+fn big_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..40 {
+        let sub = dir.path().join(format!("dir{d:02}"));
+        fs::create_dir(&sub).unwrap();
+        for f in 0..100 {
+            fs::write(
+                sub.join(format!("file{f:03}.txt")),
+                "some text with a needle\n",
+            )
+            .unwrap();
+        }
+    }
+    dir
+}
+
+/// Runs one call on a fresh runtime, cancelling after `cancel_after`.
+/// Returns the output, how long the call took, and how long until the
+/// runtime had shut down (which waits for blocking work).
+fn run(
+    root: &Path,
+    tool: &str,
+    args: Value,
+    cancel_after: Option<Duration>,
+) -> (ToolOutput, Duration, Duration) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let started = Instant::now();
+    let (output, call_time) = runtime.block_on(async {
+        let registry = ToolRegistry::new();
+        builtin::register_all(&registry).unwrap();
+        let cancel = CancellationToken::new();
+        let ctx = ToolContext::new(root, cancel.clone()).unwrap();
+        if let Some(delay) = cancel_after {
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                cancel.cancel();
+            });
+        }
+        let output = registry.execute(tool, args, ctx).await;
+        (output, started.elapsed())
+    });
+    drop(runtime);
+    (output, call_time, started.elapsed())
+}
+
+#[test]
+fn tree_and_grep_stop_mid_walk() {
+    let dir = big_tree();
+    for (tool, args) in [
+        ("tree", json!({})),
+        ("grep", json!({"search_strs": ["needle"]})),
+    ] {
+        let (full, full_time, _) = run(dir.path(), tool, args.clone(), None);
+        assert!(!full.is_error, "{}", full.content);
+        let delay = full_time / 10;
+        let (out, call_time, shutdown) = run(dir.path(), tool, args, Some(delay));
+        println!(
+            "{tool}: full walk {full_time:?}; cancelled after {delay:?}, returned at {call_time:?}, blocking work done at {shutdown:?}"
+        );
+        assert!(out.is_error, "{}", out.content);
+        assert_eq!(out.content, format!("{tool} cancelled"));
+        assert!(call_time < delay + PROMPT);
+        assert!(shutdown < delay + PROMPT, "the walk itself stopped");
+    }
+}
+
+#[test]
+fn read_file_stops_mid_scan_of_a_multi_gigabyte_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.txt");
+    let mut file = fs::File::create(&path).unwrap();
+    // Text beyond the 8 KiB binary sniff, then zeros.
+    for n in 0..2000 {
+        writeln!(file, "text line {n}").unwrap();
+    }
+    // Sparse: 4 GiB on paper, almost nothing on disk; the line scan must read it all.
+    file.set_len(4 << 30).unwrap();
+    drop(file);
+
+    let delay = Duration::from_millis(50);
+    let (out, call_time, shutdown) = run(
+        dir.path(),
+        "read_file",
+        json!({"path": "huge.txt", "start_line": 3}),
+        Some(delay),
+    );
+    println!(
+        "read_file: cancelled after {delay:?}, returned at {call_time:?}, blocking work done at {shutdown:?}"
+    );
+    assert_eq!(out, ToolOutput::error("read_file cancelled"));
+    assert!(call_time < delay + PROMPT);
+    assert!(shutdown < delay + PROMPT, "the scan itself stopped");
+}
+
+#[test]
+fn an_already_cancelled_token_stops_every_tool_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+    for (tool, args) in [
+        ("tree", json!({})),
+        ("grep", json!({"search_strs": ["needle"]})),
+        ("read_file", json!({"path": "a.txt"})),
+    ] {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let out = runtime.block_on(async {
+            let registry = ToolRegistry::new();
+            builtin::register_all(&registry).unwrap();
+            let cancel = CancellationToken::new();
+            cancel.cancel();
+            registry
+                .execute(tool, args, ToolContext::new(dir.path(), cancel).unwrap())
+                .await
+        });
+        assert_eq!(out, ToolOutput::error(format!("{tool} cancelled")));
+    }
+}
