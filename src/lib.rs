@@ -5,4 +5,5 @@ pub mod ai;
 pub mod config;
 pub mod context;
 pub mod protocol;
+pub mod session;
 pub mod tool;

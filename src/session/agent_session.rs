@@ -1,0 +1,112 @@
+//! [`AgentSession`]: one session's event log.
+
+use std::sync::Arc;
+
+use super::store::NewEvent;
+use super::{SessionError, SessionManager};
+use crate::protocol::{AgentEvent, ToolOutcome};
+
+/// Handle to one session's append-only event log. Cloning is cheap.
+#[derive(Clone, Debug)]
+pub struct AgentSession {
+    manager: SessionManager,
+    id: Arc<str>,
+}
+
+impl AgentSession {
+    pub(super) fn new(manager: SessionManager, id: String) -> Self {
+        Self {
+            manager,
+            id: Arc::from(id),
+        }
+    }
+
+    /// The session id (`sess_…`).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The manager of the database this session lives in.
+    pub fn manager(&self) -> &SessionManager {
+        &self.manager
+    }
+
+    /// Appends a canonical event and commits it before returning; a committed
+    /// event survives a crash or kill of the process. Bumps the session's
+    /// `updated_at`, so it becomes the latest of its cwd.
+    ///
+    /// Fails with [`SessionError::Transient`] for a delta event (nothing is
+    /// written) and [`SessionError::NotFound`] if the session row is gone.
+    pub async fn append(&self, event: &AgentEvent) -> Result<(), SessionError> {
+        if event.is_transient() {
+            return Err(SessionError::Transient(event.kind()));
+        }
+        let meta = event.meta();
+        let new_event = NewEvent {
+            kind: event.kind(),
+            turn: meta.turn,
+            step: meta.step,
+            tool_call_id: event.tool_call_id().map(str::to_owned),
+            payload: serde_json::to_string(event).map_err(|source| SessionError::Decode {
+                what: format!("{} event to append to {}", event.kind(), self.id),
+                source,
+            })?,
+        };
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.append(&id, &new_event))
+            .await
+            .map(drop)
+    }
+
+    /// The context window in log order: when the log has an
+    /// `agent_summary`, the latest one followed by every other non-summary
+    /// event whose meta is past that summary's `covers_through`; otherwise
+    /// every event.
+    pub async fn load(&self) -> Result<Vec<AgentEvent>, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.load_window(&id))
+            .await
+    }
+
+    /// Every event in log order.
+    pub async fn load_all(&self) -> Result<Vec<AgentEvent>, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.load_all(&id))
+            .await
+    }
+
+    /// The last `max_events` events in log order, without reading the rest.
+    pub async fn load_tail(&self, max_events: usize) -> Result<Vec<AgentEvent>, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.load_tail(&id, max_events))
+            .await
+    }
+
+    /// The newest `tool_result` answering `call_id`, searched in the whole
+    /// log (results folded into a summary included); `None` if there is none.
+    pub async fn tool_result(&self, call_id: &str) -> Result<Option<ToolOutcome>, SessionError> {
+        let id = Arc::clone(&self.id);
+        let call_id = call_id.to_owned();
+        self.manager
+            .store()
+            .call(move |store| store.tool_result(&id, &call_id))
+            .await
+    }
+
+    /// The highest turn number in the log, 0 when it is empty.
+    pub async fn last_turn(&self) -> Result<u64, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.last_turn(&id))
+            .await
+    }
+}

@@ -1,0 +1,177 @@
+//! Opening the database file: connection settings and `user_version`
+//! migrations.
+//!
+//! Settings, and why:
+//! - `journal_mode=WAL`: readers never block the writer, and several
+//!   processes (two terminals in one project) can share the file.
+//! - `synchronous=NORMAL`: in WAL mode a commit is durable against a crash
+//!   or kill of the process (the WAL is in the OS page cache); only a power
+//!   loss or kernel crash can roll back the last few commits. That trade buys
+//!   appends without an fsync each on the agent's hot path.
+//! - `busy_timeout`: a writer waits for another connection's write
+//!   transaction instead of failing with `SQLITE_BUSY`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, TransactionBehavior};
+
+use super::SessionError;
+
+/// How long a writer waits for another connection's lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Migration `n` (0-based) upgrades a database from `user_version = n` to
+/// `n + 1`. Append new migrations; never edit a released one.
+const MIGRATIONS: &[&str] = &[
+    // v1: sessions and their append-only event log.
+    //
+    // `event_count`, `turn_count` and `last_turn` are maintained by the
+    // append transaction so that listing sessions and starting a turn never
+    // scan a long log.
+    "CREATE TABLE sessions (
+        id          TEXT PRIMARY KEY NOT NULL,
+        cwd         TEXT NOT NULL,
+        title       TEXT,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        status      TEXT NOT NULL DEFAULT 'idle' CHECK (status IN ('idle', 'running')),
+        owner_pid   INTEGER,
+        metadata    TEXT,
+        event_count INTEGER NOT NULL DEFAULT 0,
+        turn_count  INTEGER NOT NULL DEFAULT 0,
+        last_turn   INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX sessions_by_cwd ON sessions (cwd, updated_at);
+    CREATE TABLE events (
+        session_id   TEXT NOT NULL,
+        seq          INTEGER NOT NULL,
+        type         TEXT NOT NULL,
+        turn         INTEGER NOT NULL,
+        step         INTEGER NOT NULL,
+        tool_call_id TEXT,
+        payload      TEXT NOT NULL,
+        created_at   INTEGER NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE INDEX events_by_tool_call ON events (session_id, tool_call_id)
+        WHERE tool_call_id IS NOT NULL;
+    CREATE INDEX events_summaries ON events (session_id, seq)
+        WHERE type = 'agent_summary';",
+];
+
+/// The schema version this build reads and writes.
+pub(super) const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Opens (creating if needed) the database at `path`, applies the connection
+/// settings and brings the schema up to [`SCHEMA_VERSION`].
+///
+/// Fails with [`SessionError::Corrupt`] when the file is not a SQLite
+/// database, and [`SessionError::UnsupportedSchema`] when a newer build wrote
+/// it.
+pub(super) fn open_connection(path: &Path) -> Result<Connection, SessionError> {
+    let classify = |error: rusqlite::Error| classify_open_error(path, error);
+    let mut conn = Connection::open(path).map_err(classify)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(classify)?;
+    // The first statement reads the file header, so a garbage file fails here.
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+        .map_err(classify)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        tracing::warn!(%mode, path = %path.display(), "session database is not in WAL mode");
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(classify)?;
+    migrate(&mut conn, path)?;
+    Ok(conn)
+}
+
+fn migrate(conn: &mut Connection, path: &Path) -> Result<(), SessionError> {
+    let classify = |error: rusqlite::Error| classify_open_error(path, error);
+    let unsupported = |found| SessionError::UnsupportedSchema {
+        path: path.to_path_buf(),
+        found,
+        supported: SCHEMA_VERSION,
+    };
+    let version = |conn: &Connection| -> rusqlite::Result<i64> {
+        conn.pragma_query_value(None, "user_version", |row| row.get(0))
+    };
+    // Checked outside a write transaction first, so the common case (already
+    // current) takes no write lock.
+    let found = version(conn).map_err(classify)?;
+    if found == SCHEMA_VERSION {
+        return Ok(());
+    }
+    if !(0..SCHEMA_VERSION).contains(&found) {
+        return Err(unsupported(found));
+    }
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(classify)?;
+    // Another process may have migrated while we waited for the lock.
+    let found = version(&tx).map_err(classify)?;
+    if !(0..=SCHEMA_VERSION).contains(&found) {
+        return Err(unsupported(found));
+    }
+    for migration in MIGRATIONS.iter().skip(found as usize) {
+        tx.execute_batch(migration).map_err(classify)?;
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+        .map_err(classify)?;
+    tx.commit().map_err(classify)?;
+    Ok(())
+}
+
+/// Names the two "this file is not usable" SQLite codes as
+/// [`SessionError::Corrupt`]; everything else stays [`SessionError::Db`].
+fn classify_open_error(path: &Path, error: rusqlite::Error) -> SessionError {
+    match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => SessionError::Corrupt {
+            path: path.to_path_buf(),
+            source: error,
+        },
+        _ => SessionError::Db(error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_file_gets_current_schema_and_wal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite3");
+        let conn = open_connection(&path).unwrap();
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let mode: String = conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        drop(conn);
+        // Reopening an up-to-date file is a no-op, not a second migration.
+        open_connection(&path).unwrap();
+    }
+
+    #[test]
+    fn newer_schema_is_refused_with_both_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite3");
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 5)
+            .unwrap();
+        drop(conn);
+        match open_connection(&path) {
+            Err(SessionError::UnsupportedSchema {
+                found, supported, ..
+            }) => {
+                assert_eq!(found, SCHEMA_VERSION + 5);
+                assert_eq!(supported, SCHEMA_VERSION);
+            }
+            other => panic!("expected UnsupportedSchema, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! [`Store`]: the SQLite connection and every query, run only on the store
+//! thread (see `actor.rs`).
+
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+
+use super::owner::process_is_alive;
+use super::{SessionError, SessionInfo, SessionStatus};
+use crate::protocol::{AgentEvent, ToolOutcome, now_millis};
+
+/// The new `updated_at` of the session row being written (`?2` is now).
+///
+/// Within one cwd it is strictly greater than every other session's, so
+/// "latest" is exact even when two sessions are written in the same
+/// millisecond; it never moves backwards for a row either.
+macro_rules! next_updated_at {
+    () => {
+        "MAX(?2, updated_at, COALESCE((
+            SELECT other.updated_at + 1 FROM sessions AS other
+            WHERE other.cwd = sessions.cwd AND other.id <> sessions.id
+            ORDER BY other.updated_at DESC LIMIT 1), 0))"
+    };
+}
+
+const SESSION_COLUMNS: &str =
+    "id, cwd, title, created_at, updated_at, status, owner_pid, event_count, turn_count";
+
+/// One canonical event, encoded by the caller, ready to insert.
+pub(super) struct NewEvent {
+    /// The event's `type` tag.
+    pub kind: &'static str,
+    pub turn: u64,
+    pub step: u32,
+    pub tool_call_id: Option<String>,
+    /// The whole event as JSON.
+    pub payload: String,
+}
+
+/// Owner of the connection. Every method is one short transaction at most.
+pub(super) struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    pub(super) fn new(conn: Connection) -> Self {
+        Self { conn }
+    }
+
+    /// Inserts an idle session; it becomes the latest of its cwd.
+    pub(super) fn create(
+        &mut self,
+        id: &str,
+        cwd: &str,
+        title: Option<&str>,
+    ) -> Result<SessionInfo, SessionError> {
+        let now = to_sql_int(now_millis());
+        self.conn
+            .prepare_cached(
+                "INSERT INTO sessions (id, cwd, title, created_at, updated_at, status)
+                 VALUES (?1, ?2, ?3, ?4, MAX(?4, COALESCE((
+                     SELECT updated_at + 1 FROM sessions WHERE cwd = ?2
+                     ORDER BY updated_at DESC LIMIT 1), 0)), 'idle')",
+            )?
+            .execute(params![id, cwd, title, now])?;
+        self.require_info(id)
+    }
+
+    pub(super) fn info(&self, id: &str) -> Result<Option<SessionInfo>, SessionError> {
+        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1");
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([id], session_info)
+            .optional()?)
+    }
+
+    pub(super) fn require_info(&self, id: &str) -> Result<SessionInfo, SessionError> {
+        self.info(id)?
+            .ok_or_else(|| SessionError::NotFound(id.to_owned()))
+    }
+
+    /// Sessions, newest first; all cwds when `cwd` is `None`.
+    pub(super) fn list(
+        &self,
+        cwd: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<SessionInfo>, SessionError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = match cwd {
+            Some(cwd) => {
+                let sql = format!(
+                    "SELECT {SESSION_COLUMNS} FROM sessions WHERE cwd = ?1
+                     ORDER BY updated_at DESC, id DESC LIMIT ?2"
+                );
+                let mut statement = self.conn.prepare_cached(&sql)?;
+                statement
+                    .query_map(params![cwd, limit], session_info)?
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            None => {
+                let sql = format!(
+                    "SELECT {SESSION_COLUMNS} FROM sessions
+                     ORDER BY updated_at DESC, id DESC LIMIT ?1"
+                );
+                let mut statement = self.conn.prepare_cached(&sql)?;
+                statement
+                    .query_map([limit], session_info)?
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+        };
+        Ok(rows)
+    }
+
+    /// Sets status and owner; `owner_pid` is `None` for idle.
+    pub(super) fn set_status(
+        &mut self,
+        id: &str,
+        status: SessionStatus,
+        owner_pid: Option<u32>,
+    ) -> Result<(), SessionError> {
+        let sql = concat!(
+            "UPDATE sessions SET updated_at = ",
+            next_updated_at!(),
+            ", status = ?3, owner_pid = ?4 WHERE id = ?1"
+        );
+        let changed = self.conn.prepare_cached(sql)?.execute(params![
+            id,
+            to_sql_int(now_millis()),
+            status_text(status),
+            owner_pid
+        ])?;
+        found_or(changed, id)
+    }
+
+    pub(super) fn set_title(&mut self, id: &str, title: &str) -> Result<(), SessionError> {
+        let sql = concat!(
+            "UPDATE sessions SET updated_at = ",
+            next_updated_at!(),
+            ", title = ?3 WHERE id = ?1"
+        );
+        let changed =
+            self.conn
+                .prepare_cached(sql)?
+                .execute(params![id, to_sql_int(now_millis()), title])?;
+        found_or(changed, id)
+    }
+
+    /// Appends one event in its own committed transaction and returns its
+    /// sequence number (from 1).
+    ///
+    /// `BEGIN IMMEDIATE` takes the write lock before reading `MAX(seq)`, so
+    /// two connections appending to one session never pick the same seq.
+    pub(super) fn append(&mut self, id: &str, event: &NewEvent) -> Result<u64, SessionError> {
+        let now = to_sql_int(now_millis());
+        let turn = to_sql_int(event.turn);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let touch = concat!(
+            "UPDATE sessions SET updated_at = ",
+            next_updated_at!(),
+            ", event_count = event_count + 1,
+               turn_count = turn_count + (?3 > last_turn),
+               last_turn = MAX(last_turn, ?3)
+             WHERE id = ?1"
+        );
+        let changed = tx.prepare_cached(touch)?.execute(params![id, now, turn])?;
+        // Returning early drops `tx`, which rolls back.
+        found_or(changed, id)?;
+        let seq: i64 = tx
+            .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = ?1")?
+            .query_row([id], |row| row.get(0))?;
+        tx.prepare_cached(
+            "INSERT INTO events
+                 (session_id, seq, type, turn, step, tool_call_id, payload, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?
+        .execute(params![
+            id,
+            seq,
+            event.kind,
+            turn,
+            event.step,
+            event.tool_call_id,
+            event.payload,
+            now
+        ])?;
+        tx.commit()?;
+        Ok(u64::try_from(seq).unwrap_or(0))
+    }
+
+    /// Every event of the session, in log order.
+    pub(super) fn load_all(&self, id: &str) -> Result<Vec<AgentEvent>, SessionError> {
+        let mut statement = self
+            .conn
+            .prepare_cached("SELECT seq, payload FROM events WHERE session_id = ?1 ORDER BY seq")?;
+        let rows = statement.query_map([id], seq_and_payload)?;
+        decode_rows(id, rows)
+    }
+
+    /// The context window: `[latest summary, every non-summary event whose
+    /// meta is past the summary's covers_through, in log order]`, or every
+    /// event when there is no summary.
+    pub(super) fn load_window(&mut self, id: &str) -> Result<Vec<AgentEvent>, SessionError> {
+        // One read transaction, so a concurrent append cannot land between
+        // finding the summary and reading what follows it.
+        let tx = self.conn.transaction()?;
+        let summary = tx
+            .prepare_cached(
+                "SELECT seq, payload FROM events
+                 WHERE session_id = ?1 AND type = 'agent_summary'
+                 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row([id], seq_and_payload)
+            .optional()?;
+        let Some((seq, payload)) = summary else {
+            drop(tx);
+            return self.load_all(id);
+        };
+        let summary = decode(id, seq, &payload)?;
+        let boundary = match &summary {
+            AgentEvent::AgentSummary { covers_through, .. } => *covers_through,
+            _ => summary.meta(),
+        };
+        let mut statement = tx.prepare_cached(
+            "SELECT seq, payload FROM events
+             WHERE session_id = ?1 AND type <> 'agent_summary'
+               AND (turn > ?2 OR (turn = ?2 AND step > ?3))
+             ORDER BY seq",
+        )?;
+        let rows = statement.query_map(
+            params![id, to_sql_int(boundary.turn), boundary.step],
+            seq_and_payload,
+        )?;
+        let mut window = vec![summary];
+        window.extend(decode_rows(id, rows)?);
+        Ok(window)
+    }
+
+    /// The last `max_events` events, in log order.
+    pub(super) fn load_tail(
+        &self,
+        id: &str,
+        max_events: usize,
+    ) -> Result<Vec<AgentEvent>, SessionError> {
+        let limit = i64::try_from(max_events).unwrap_or(i64::MAX);
+        let mut statement = self.conn.prepare_cached(
+            "SELECT seq, payload FROM (
+                 SELECT seq, payload FROM events WHERE session_id = ?1
+                 ORDER BY seq DESC LIMIT ?2)
+             ORDER BY seq",
+        )?;
+        let rows = statement.query_map(params![id, limit], seq_and_payload)?;
+        decode_rows(id, rows)
+    }
+
+    /// The newest `tool_result` for `call_id` anywhere in the log.
+    pub(super) fn tool_result(
+        &self,
+        id: &str,
+        call_id: &str,
+    ) -> Result<Option<ToolOutcome>, SessionError> {
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT seq, payload FROM events
+                 WHERE session_id = ?1 AND tool_call_id = ?2 AND type = 'tool_result'
+                 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row([id, call_id], seq_and_payload)
+            .optional()?;
+        let Some((seq, payload)) = row else {
+            return Ok(None);
+        };
+        match decode(id, seq, &payload)? {
+            AgentEvent::ToolResult { outcome, .. } => Ok(Some(outcome)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Highest turn number logged in the session, 0 if none.
+    pub(super) fn last_turn(&self, id: &str) -> Result<u64, SessionError> {
+        let turn: i64 = self
+            .conn
+            .prepare_cached("SELECT last_turn FROM sessions WHERE id = ?1")?
+            .query_row([id], |row| row.get(0))
+            .optional()?
+            .ok_or_else(|| SessionError::NotFound(id.to_owned()))?;
+        Ok(u64::try_from(turn).unwrap_or(0))
+    }
+}
+
+fn found_or(changed: usize, id: &str) -> Result<(), SessionError> {
+    if changed == 0 {
+        return Err(SessionError::NotFound(id.to_owned()));
+    }
+    Ok(())
+}
+
+fn session_info(row: &Row<'_>) -> rusqlite::Result<SessionInfo> {
+    let status: String = row.get(5)?;
+    let owner_pid: Option<i64> = row.get(6)?;
+    let owner_alive = owner_pid
+        .and_then(|pid| u32::try_from(pid).ok())
+        .is_some_and(process_is_alive);
+    let status = if status == status_text(SessionStatus::Running) && owner_alive {
+        SessionStatus::Running
+    } else {
+        SessionStatus::Idle
+    };
+    Ok(SessionInfo {
+        id: row.get(0)?,
+        cwd: row.get::<_, String>(1)?.into(),
+        title: row.get(2)?,
+        created_at: from_sql_int(row.get(3)?),
+        updated_at: from_sql_int(row.get(4)?),
+        status,
+        events: from_sql_int(row.get(7)?),
+        turns: from_sql_int(row.get(8)?),
+    })
+}
+
+fn status_text(status: SessionStatus) -> &'static str {
+    match status {
+        SessionStatus::Idle => "idle",
+        SessionStatus::Running => "running",
+    }
+}
+
+fn seq_and_payload(row: &Row<'_>) -> rusqlite::Result<(i64, String)> {
+    Ok((row.get(0)?, row.get(1)?))
+}
+
+fn decode_rows(
+    id: &str,
+    rows: impl Iterator<Item = rusqlite::Result<(i64, String)>>,
+) -> Result<Vec<AgentEvent>, SessionError> {
+    rows.map(|row| {
+        let (seq, payload) = row?;
+        decode(id, seq, &payload)
+    })
+    .collect()
+}
+
+fn decode(id: &str, seq: i64, payload: &str) -> Result<AgentEvent, SessionError> {
+    serde_json::from_str(payload).map_err(|source| SessionError::Decode {
+        what: format!("event {seq} of {id}"),
+        source,
+    })
+}
+
+/// SQLite integers are signed; our counters and timestamps never reach
+/// `i64::MAX`, so saturating is only a guard.
+fn to_sql_int(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn from_sql_int(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
