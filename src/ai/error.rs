@@ -53,3 +53,28 @@ impl AiError {
         Self::new(AiErrorKind::Aborted, "request cancelled")
     }
 }
+
+impl AiError {
+    /// Sets whether the same request may succeed if sent again.
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+
+    /// Records the HTTP status the error came with.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Records the server-requested wait before retrying.
+    pub fn with_retry_after(mut self, retry_after: Option<Duration>) -> Self {
+        self.retry_after = retry_after;
+        self
+    }
+
+    /// Whether this error ended the call because the caller cancelled it.
+    pub fn is_aborted(&self) -> bool {
+        self.kind == AiErrorKind::Aborted
+    }
+}

@@ -3,10 +3,46 @@
 //!
 //! Architecture invariant: `ai` never sees schemars or the `ToolRegistry`;
 //! tools arrive as plain [`ToolSpec`]s.
+//!
+//! Map of the module:
+//! - [`openai`] and [`anthropic`]: the two [`Adaptor`]s, each a request
+//!   builder (history → wire JSON) and a [`WireDecoder`] (bytes → events).
+//! - [`sse`]: Server-Sent Events framing shared by both decoders.
+//! - `history`: the event log as a provider-neutral conversation. Events
+//!   are taken in log order; thought/output/tool_calls of one step form one
+//!   assistant message; its tool results follow in call order (matched by
+//!   id); a call without a stored result gets an error result
+//!   ([`INTERRUPTED_CALL_RESULT`]); a summary is a note labelled
+//!   [`SUMMARY_LABEL`] where it sits; an `agent_stop` with cause `user`
+//!   becomes the note [`INTERRUPTED_TURN_NOTE`] so the model knows its
+//!   previous turn was cut short; other stops and traces are not sent.
+//! - `http`: the shared client, [`HttpOptions`] timeouts, and status →
+//!   [`AiError`] classification. `stream`: the cancellable, idle-timed
+//!   driver of one streamed call.
+//! - [`retry`]: [`RetryPolicy`] and [`sleep_or_cancel`] for the loop (the
+//!   adaptors never retry by themselves).
 
+pub mod anthropic;
+mod assemble;
+mod decode;
 mod error;
+mod history;
+mod http;
+pub mod openai;
+pub mod retry;
+pub mod sse;
+mod stream;
+mod text;
 
+pub use anthropic::AnthropicAdaptor;
+pub use decode::{StepTotals, WireDecoder};
 pub use error::{AiError, AiErrorKind};
+pub use history::{
+    INTERRUPTED_CALL_RESULT, INTERRUPTED_TURN_NOTE, SUMMARY_LABEL, SYSTEM_NOTE_LABEL,
+};
+pub use http::HttpOptions;
+pub use openai::OpenAiAdaptor;
+pub use retry::{RetryPolicy, sleep_or_cancel};
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;

@@ -1,0 +1,189 @@
+//! [`AnthropicDecoder`]: Messages API stream events → events.
+//!
+//! - `text_delta` → output, `thinking_delta` → thought, `input_json_delta`
+//!   fragments (the first may be empty) → tool-call arguments by block index;
+//!   `signature_delta`, `redacted_thinking` and `ping` are ignored;
+//! - usage: `message_start` gives the prompt side, `message_delta` carries
+//!   cumulative counts (it may repeat `input_tokens`), so later values
+//!   replace earlier ones; the prompt total counts cache reads and writes;
+//! - `error` events end the stream with that error;
+//! - a body that ends without `message_stop` is complete when a
+//!   `stop_reason` was seen, and cut otherwise.
+
+use serde_json::Value;
+
+use crate::ai::assemble::{StepAssembler, UsageParts};
+use crate::ai::decode::{StepTotals, WireDecoder};
+use crate::ai::http::stream_error;
+use crate::ai::sse::{SseDecoder, SseEvent};
+use crate::ai::{AiError, AiErrorKind};
+use crate::protocol::AgentEvent;
+
+/// Decodes an Anthropic Messages stream.
+#[derive(Debug, Default)]
+pub struct AnthropicDecoder {
+    sse: SseDecoder,
+    events: Vec<SseEvent>,
+    step: StepAssembler,
+    prompt_tokens: u64,
+    cache_write: u64,
+    cache_read: Option<u64>,
+    output_tokens: u64,
+    model: Option<String>,
+    stopped: bool,
+}
+
+fn number(value: &Value, key: &str) -> Option<u64> {
+    value.get(key).and_then(Value::as_u64)
+}
+
+fn text<'v>(value: &'v Value, key: &str) -> &'v str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+impl AnthropicDecoder {
+    /// A decoder at the start of a response body.
+    pub fn new() -> Self {
+        Self {
+            sse: SseDecoder::new(),
+            ..Self::default()
+        }
+    }
+
+    fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
+        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+            AiError::new(
+                AiErrorKind::Decode,
+                format!("cannot decode a stream event from the model provider: {e}"),
+            )
+        })?;
+        let kind = match data.get("type").and_then(Value::as_str) {
+            Some(kind) => kind,
+            None => event.event.as_str(),
+        };
+        match kind {
+            "message_start" => {
+                let message = data.get("message").unwrap_or(&Value::Null);
+                if let Some(model) = message.get("model").and_then(Value::as_str) {
+                    self.model = Some(model.to_owned());
+                }
+                if let Some(usage) = message.get("usage") {
+                    self.record_usage(usage);
+                }
+            }
+            "content_block_start" => {
+                let slot = number(&data, "index").unwrap_or(0);
+                let block = data.get("content_block").unwrap_or(&Value::Null);
+                match text(block, "type") {
+                    "text" => self.step.output_delta(text(block, "text"), out),
+                    "thinking" => self.step.thought_delta(text(block, "thinking"), out),
+                    "tool_use" => {
+                        let input = block
+                            .get("input")
+                            .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
+                            .cloned();
+                        self.step.start_tool_call(
+                            slot,
+                            text(block, "id"),
+                            text(block, "name"),
+                            input,
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_delta" => {
+                let slot = number(&data, "index").unwrap_or(0);
+                let delta = data.get("delta").unwrap_or(&Value::Null);
+                match text(delta, "type") {
+                    "text_delta" => self.step.output_delta(text(delta, "text"), out),
+                    "thinking_delta" => self.step.thought_delta(text(delta, "thinking"), out),
+                    "input_json_delta" => {
+                        let fragment = text(delta, "partial_json");
+                        self.step
+                            .tool_call_fragment(slot, None, None, Some(fragment));
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if data
+                    .pointer("/delta/stop_reason")
+                    .is_some_and(|r| !r.is_null())
+                {
+                    self.stopped = true;
+                }
+                if let Some(usage) = data.get("usage") {
+                    self.record_usage(usage);
+                }
+            }
+            "message_stop" => self.stopped = true,
+            "error" => return Err(stream_error(&data)),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Counts are cumulative: a field present replaces the stored value.
+    fn record_usage(&mut self, usage: &Value) {
+        if let Some(n) = number(usage, "input_tokens") {
+            self.prompt_tokens = n;
+        }
+        if let Some(n) = number(usage, "cache_creation_input_tokens") {
+            self.cache_write = n;
+        }
+        if let Some(n) = number(usage, "cache_read_input_tokens") {
+            self.cache_read = Some(n);
+        }
+        if let Some(n) = number(usage, "output_tokens") {
+            self.output_tokens = n;
+        }
+    }
+
+    fn drain(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
+        let events = std::mem::take(&mut self.events);
+        let mut result = Ok(());
+        for event in &events {
+            result = self.handle(event, out);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.events = events;
+        self.events.clear();
+        result
+    }
+}
+
+impl WireDecoder for AnthropicDecoder {
+    fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
+        self.sse.feed(chunk, &mut self.events);
+        self.drain(out)
+    }
+
+    fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<StepTotals, AiError> {
+        self.sse.finish(&mut self.events);
+        self.drain(out)?;
+        if !self.stopped {
+            return Err(AiError::new(
+                AiErrorKind::Transport,
+                "the model stream ended before the model finished",
+            ));
+        }
+        std::mem::take(&mut self.step).finish(out);
+        let usage = UsageParts {
+            input: self.prompt_tokens + self.cache_write + self.cache_read.unwrap_or(0),
+            output: self.output_tokens,
+            total: None,
+            cached: self.cache_read,
+        };
+        Ok(StepTotals {
+            usage: usage.to_usage(),
+            model: self.model.take(),
+        })
+    }
+
+    fn saw_delta(&self) -> bool {
+        self.step.saw_delta
+    }
+}

@@ -1,0 +1,138 @@
+//! Anthropic Messages adaptor.
+//!
+//! - [`request`]: history → `POST {base}/v1/messages` body.
+//! - [`decode`]: stream events → events.
+
+pub mod decode;
+pub mod request;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub use decode::AnthropicDecoder;
+pub use request::{build_request_body, build_text_body};
+
+use super::http::{HttpOptions, build_client};
+use super::stream::{CallSpec, drive};
+use super::text::{post_json, usage_u64};
+use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
+use crate::protocol::Usage;
+
+/// The `anthropic-version` header every request carries.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// `max_tokens` sent unless [`AnthropicAdaptor::with_max_tokens`] says otherwise.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+
+/// A client for one model behind the Anthropic Messages API.
+#[derive(Debug, Clone)]
+pub struct AnthropicAdaptor {
+    client: reqwest::Client,
+    endpoint: String,
+    api_key: Option<String>,
+    model: String,
+    max_tokens: u32,
+    http: HttpOptions,
+}
+
+impl AnthropicAdaptor {
+    /// A client for `model` at `base_url` (e.g. `https://api.anthropic.com`;
+    /// requests go to `{base_url}/v1/messages`). The key, when given, is
+    /// sent as `x-api-key`.
+    ///
+    /// Fails only if the HTTP client cannot be built.
+    pub fn new(
+        base_url: impl Into<String>,
+        api_key: Option<String>,
+        model: impl Into<String>,
+        http: HttpOptions,
+    ) -> Result<Self, AiError> {
+        let base = base_url.into();
+        Ok(Self {
+            client: build_client(&http)?,
+            endpoint: format!("{}/v1/messages", base.trim_end_matches('/')),
+            api_key: api_key.filter(|k| !k.is_empty()),
+            model: model.into(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            http,
+        })
+    }
+
+    /// The same client with a different `max_tokens` per call.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    fn post(&self, body: &Value) -> reqwest::RequestBuilder {
+        let request = self
+            .client
+            .post(&self.endpoint)
+            .header("anthropic-version", ANTHROPIC_VERSION)
+            .json(body);
+        match &self.api_key {
+            Some(key) => request.header("x-api-key", key),
+            None => request,
+        }
+    }
+}
+
+impl Adaptor for AnthropicAdaptor {
+    fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
+        let body = build_request_body(&self.model, self.max_tokens, &req);
+        let spec = CallSpec {
+            request: self.post(&body),
+            api_key: self.api_key.clone(),
+            model: self.model.clone(),
+            idle: self.http.idle_timeout,
+        };
+        drive(spec, AnthropicDecoder::new(), cancel)
+    }
+
+    fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {
+        let request = self.post(&build_text_body(&self.model, self.max_tokens, &req));
+        let api_key = self.api_key.clone();
+        let idle = self.http.idle_timeout;
+        async move {
+            let body = post_json(request, api_key.as_deref(), idle).await?;
+            Ok(parse_text_response(&body))
+        }
+        .boxed()
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+}
+
+fn parse_text_response(body: &Value) -> TextResponse {
+    let text = body
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<String>()
+        })
+        .unwrap_or_default();
+    let usage = body.get("usage");
+    let cache_read = usage
+        .and_then(|u| u.get("cache_read_input_tokens"))
+        .and_then(Value::as_u64);
+    let input = usage_u64(usage, "input_tokens")
+        + usage_u64(usage, "cache_creation_input_tokens")
+        + cache_read.unwrap_or(0);
+    let output = usage_u64(usage, "output_tokens");
+    TextResponse {
+        text,
+        usage: Usage {
+            input,
+            output,
+            total: input + output,
+            cached: cache_read,
+        },
+    }
+}

@@ -1,0 +1,235 @@
+//! The event log as a provider-neutral conversation: what both request
+//! builders translate into their wire format.
+//!
+//! Rules (the same for every provider):
+//! - events are taken in log order;
+//! - the `thought`, `output` and `tool_calls` of one step form one
+//!   assistant [`Item::Assistant`];
+//! - right after it come the results of its calls in **call order**,
+//!   matched by id wherever they sit in the log; a call with no stored
+//!   result gets an "interrupted" error result so providers never reject
+//!   the request; results whose call is not in the history are dropped;
+//! - a summary becomes a labelled note where it sits (normally first);
+//! - `agent_stop(user)` becomes a note telling the model its previous turn
+//!   was interrupted; other `agent_stop`s and every `agent_trace` are
+//!   bookkeeping the model does not need.
+
+use std::collections::HashMap;
+
+use crate::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
+
+/// Label put before a summary so the model reads it as history.
+pub const SUMMARY_LABEL: &str = "[history summary of earlier turns]";
+/// Label put before host-injected (`source: system`) input.
+pub const SYSTEM_NOTE_LABEL: &str = "[system note]";
+/// Note sent after a turn the user interrupted.
+pub const INTERRUPTED_TURN_NOTE: &str = "[the previous turn was interrupted by the user]";
+/// Result given to a call that has no stored result.
+pub const INTERRUPTED_CALL_RESULT: &str = "interrupted by user: this tool call did not finish";
+
+/// One message-sized piece of history.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Item<'a> {
+    /// Text the user typed.
+    User(&'a str),
+    /// A note from the host (system-sourced input, summary, interruption).
+    Note(String),
+    /// One step of the model.
+    Assistant {
+        thought: &'a str,
+        output: &'a str,
+        calls: &'a [ToolCall],
+    },
+    /// The result of one call of the preceding assistant item.
+    ToolResult {
+        call_id: &'a str,
+        name: &'a str,
+        result: &'a str,
+        is_error: bool,
+    },
+}
+
+#[derive(Default)]
+struct Step<'a> {
+    meta: Option<Meta>,
+    thought: Option<&'a str>,
+    output: Option<&'a str>,
+    calls: Option<&'a [ToolCall]>,
+}
+
+impl<'a> Step<'a> {
+    fn is_empty(&self) -> bool {
+        self.thought.is_none() && self.output.is_none() && self.calls.is_none()
+    }
+
+    /// Whether `event` (at `meta`) continues this step.
+    fn accepts(&self, event: &AgentEvent) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        let slot_free = match event {
+            AgentEvent::Thought { .. } => self.thought.is_none(),
+            AgentEvent::Output { .. } => self.output.is_none(),
+            AgentEvent::ToolCalls { .. } => self.calls.is_none(),
+            _ => false,
+        };
+        slot_free && self.meta == Some(event.meta())
+    }
+}
+
+/// Translates `events` into history items; see the module docs.
+pub(crate) fn items(events: &[AgentEvent]) -> Vec<Item<'_>> {
+    let results: HashMap<&str, &ToolOutcome> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolResult { outcome, .. } => Some((outcome.id.as_str(), outcome)),
+            _ => None,
+        })
+        .collect();
+    let mut items = Vec::new();
+    let mut step = Step::default();
+    for event in events {
+        if matches!(
+            event,
+            AgentEvent::Thought { .. } | AgentEvent::Output { .. } | AgentEvent::ToolCalls { .. }
+        ) && !step.accepts(event)
+        {
+            flush(&mut step, &results, &mut items);
+        }
+        match event {
+            AgentEvent::Thought { text, meta } => {
+                step.thought = Some(text);
+                step.meta = Some(*meta);
+            }
+            AgentEvent::Output { text, meta } => {
+                step.output = Some(text);
+                step.meta = Some(*meta);
+            }
+            AgentEvent::ToolCalls { calls, meta } => {
+                step.calls = Some(calls);
+                step.meta = Some(*meta);
+            }
+            AgentEvent::ToolResult { .. }
+            | AgentEvent::AgentTrace { .. }
+            | AgentEvent::ThoughtDelta { .. }
+            | AgentEvent::OutputDelta { .. } => {}
+            AgentEvent::Input { text, source, .. } => {
+                flush(&mut step, &results, &mut items);
+                items.push(match source {
+                    InputSource::User => Item::User(text),
+                    InputSource::System => Item::Note(format!("{SYSTEM_NOTE_LABEL} {text}")),
+                });
+            }
+            AgentEvent::AgentSummary { text, .. } => {
+                flush(&mut step, &results, &mut items);
+                items.push(Item::Note(format!("{SUMMARY_LABEL}\n{text}")));
+            }
+            AgentEvent::AgentStop { cause, .. } => {
+                flush(&mut step, &results, &mut items);
+                if *cause == StopCause::User {
+                    items.push(Item::Note(INTERRUPTED_TURN_NOTE.to_owned()));
+                }
+            }
+        }
+    }
+    flush(&mut step, &results, &mut items);
+    items
+}
+
+fn flush<'a>(
+    step: &mut Step<'a>,
+    results: &HashMap<&str, &'a ToolOutcome>,
+    items: &mut Vec<Item<'a>>,
+) {
+    let step = std::mem::take(step);
+    let thought = step.thought.unwrap_or("");
+    let output = step.output.unwrap_or("");
+    let calls = step.calls.unwrap_or(&[]);
+    if thought.is_empty() && output.is_empty() && calls.is_empty() {
+        return;
+    }
+    items.push(Item::Assistant {
+        thought,
+        output,
+        calls,
+    });
+    for call in calls {
+        items.push(match results.get(call.id.as_str()) {
+            Some(outcome) => Item::ToolResult {
+                call_id: &call.id,
+                name: &call.name,
+                result: &outcome.result,
+                is_error: outcome.is_error,
+            },
+            None => Item::ToolResult {
+                call_id: &call.id,
+                name: &call.name,
+                result: INTERRUPTED_CALL_RESULT,
+                is_error: true,
+            },
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "grep".into(),
+            args: json!({}),
+        }
+    }
+
+    fn result(id: &str, text: &str) -> AgentEvent {
+        AgentEvent::ToolResult {
+            outcome: ToolOutcome {
+                id: id.into(),
+                name: "grep".into(),
+                result: text.into(),
+                is_error: false,
+            },
+            meta: Meta::new(1, 1),
+        }
+    }
+
+    #[test]
+    fn two_steps_with_default_coordinates_stay_apart() {
+        let events = vec![
+            AgentEvent::Output {
+                text: "a".into(),
+                meta: Meta::default(),
+            },
+            AgentEvent::Output {
+                text: "b".into(),
+                meta: Meta::default(),
+            },
+        ];
+        assert_eq!(items(&events).len(), 2);
+    }
+
+    #[test]
+    fn results_follow_their_step_in_call_order_and_orphans_are_dropped() {
+        let events = vec![
+            AgentEvent::ToolCalls {
+                calls: vec![call("a"), call("b")],
+                meta: Meta::new(1, 1),
+            },
+            result("orphan", "x"),
+            result("b", "B"),
+            result("a", "A"),
+        ];
+        let got = items(&events);
+        let ids: Vec<&str> = got
+            .iter()
+            .filter_map(|i| match i {
+                Item::ToolResult { call_id, .. } => Some(*call_id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids, ["a", "b"]);
+    }
+}

@@ -1,0 +1,193 @@
+//! The HTTP side of one streamed model call: send, check the status, pump
+//! body bytes through a [`WireDecoder`], and end with an `agent_trace`.
+//!
+//! Every network await races the cancellation token and the idle timeout;
+//! on cancel the response is dropped at once (the server sees the
+//! connection close) and the stream yields one `aborted` error.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use tokio_util::sync::CancellationToken;
+
+use super::decode::WireDecoder;
+use super::http::{classify_status, idle_timeout_error, parse_retry_after, transport_error};
+use super::{AiError, EventStream};
+use crate::protocol::{AgentEvent, Meta, now_millis};
+
+/// Largest error body read to explain a failed status.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// What the driver needs besides the decoder.
+pub(crate) struct CallSpec {
+    /// The fully built request.
+    pub(crate) request: reqwest::RequestBuilder,
+    /// Key to scrub from error messages.
+    pub(crate) api_key: Option<String>,
+    /// Configured model name, used in the trace when the provider names none.
+    pub(crate) model: String,
+    /// Longest silence while waiting for headers or body bytes.
+    pub(crate) idle: Duration,
+}
+
+enum Phase {
+    Send(Box<reqwest::RequestBuilder>),
+    Body(BoxStream<'static, reqwest::Result<Bytes>>),
+    Done,
+}
+
+struct Driver<D> {
+    phase: Phase,
+    decoder: D,
+    pending: VecDeque<AgentEvent>,
+    scratch: Vec<AgentEvent>,
+    cancel: CancellationToken,
+    api_key: Option<String>,
+    model: String,
+    idle: Duration,
+    started_at: u64,
+}
+
+/// Streams one call; see the module docs.
+pub(crate) fn drive<D: WireDecoder>(
+    spec: CallSpec,
+    decoder: D,
+    cancel: CancellationToken,
+) -> EventStream {
+    let driver = Driver {
+        phase: Phase::Send(Box::new(spec.request)),
+        decoder,
+        pending: VecDeque::new(),
+        scratch: Vec::new(),
+        cancel,
+        api_key: spec.api_key,
+        model: spec.model,
+        idle: spec.idle,
+        started_at: now_millis(),
+    };
+    futures::stream::unfold(driver, |mut driver| async move {
+        let item = driver.next_item().await?;
+        Some((item, driver))
+    })
+    .boxed()
+}
+
+impl<D: WireDecoder> Driver<D> {
+    async fn next_item(&mut self) -> Option<Result<AgentEvent, AiError>> {
+        loop {
+            if matches!(self.phase, Phase::Done) {
+                return self.pending.pop_front().map(Ok);
+            }
+            if self.cancel.is_cancelled() {
+                return Some(Err(self.fail(AiError::aborted())));
+            }
+            if let Some(event) = self.pending.pop_front() {
+                return Some(Ok(event));
+            }
+            let step = match std::mem::replace(&mut self.phase, Phase::Done) {
+                Phase::Send(request) => self.send(*request).await,
+                Phase::Body(body) => self.read(body).await,
+                Phase::Done => Ok(()),
+            };
+            if let Err(err) = step {
+                return Some(Err(self.fail(err)));
+            }
+        }
+    }
+
+    /// Ends the stream with `err`, dropping the response and anything queued.
+    /// An error after a delta is never retryable: the caller has already
+    /// shown part of this attempt.
+    fn fail(&mut self, err: AiError) -> AiError {
+        self.phase = Phase::Done;
+        self.pending.clear();
+        let retryable = err.retryable && !self.decoder.saw_delta();
+        err.with_retryable(retryable)
+    }
+
+    async fn send(&mut self, request: reqwest::RequestBuilder) -> Result<(), AiError> {
+        let response = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Err(AiError::aborted()),
+            sent = tokio::time::timeout(self.idle, request.send()) => match sent {
+                Err(_) => return Err(idle_timeout_error(self.idle)),
+                Ok(Err(e)) => return Err(transport_error(&e)),
+                Ok(Ok(response)) => response,
+            },
+        };
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = parse_retry_after(response.headers());
+            let body = read_error_body(response, &self.cancel, self.idle).await?;
+            return Err(classify_status(
+                status.as_u16(),
+                retry_after,
+                &body,
+                self.api_key.as_deref(),
+            ));
+        }
+        self.phase = Phase::Body(response.bytes_stream().boxed());
+        Ok(())
+    }
+
+    async fn read(
+        &mut self,
+        mut body: BoxStream<'static, reqwest::Result<Bytes>>,
+    ) -> Result<(), AiError> {
+        let next = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Err(AiError::aborted()),
+            next = tokio::time::timeout(self.idle, body.next()) => next,
+        };
+        match next {
+            Err(_) => Err(idle_timeout_error(self.idle)),
+            Ok(Some(Err(e))) => Err(transport_error(&e)),
+            Ok(Some(Ok(chunk))) => {
+                self.decoder.feed(&chunk, &mut self.scratch)?;
+                self.pending.extend(self.scratch.drain(..));
+                self.phase = Phase::Body(body);
+                Ok(())
+            }
+            Ok(None) => {
+                drop(body);
+                let totals = self.decoder.finish(&mut self.scratch)?;
+                self.pending.extend(self.scratch.drain(..));
+                self.pending.push_back(AgentEvent::AgentTrace {
+                    usage: totals.usage,
+                    model: totals.model.unwrap_or_else(|| self.model.clone()),
+                    started_at: self.started_at,
+                    ended_at: now_millis(),
+                    meta: Meta::default(),
+                });
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Reads up to [`MAX_ERROR_BODY`] bytes of an error response.
+async fn read_error_body(
+    response: reqwest::Response,
+    cancel: &CancellationToken,
+    idle: Duration,
+) -> Result<String, AiError> {
+    let mut body = response.bytes_stream();
+    let mut collected = Vec::new();
+    while collected.len() < MAX_ERROR_BODY {
+        let next = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(AiError::aborted()),
+            next = tokio::time::timeout(idle, body.next()) => next,
+        };
+        match next {
+            Ok(Some(Ok(chunk))) => collected.extend_from_slice(&chunk),
+            // The status already says what went wrong; a broken or slow
+            // error body only loses the detail.
+            Ok(Some(Err(_)) | None) | Err(_) => break,
+        }
+    }
+    Ok(String::from_utf8_lossy(&collected).into_owned())
+}
