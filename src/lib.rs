@@ -1,6 +1,7 @@
 //! light-agent: an event-stream coding-agent runtime.
 #![deny(missing_docs)]
 
+pub mod agent;
 pub mod ai;
 pub mod config;
 pub mod context;

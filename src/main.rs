@@ -1,95 +1,159 @@
-//! The `light-agent` binary: the composition root.
-//!
-//! For now it hosts one subcommand, `light-agent tool <NAME> '<JSON ARGS>'`,
-//! which runs a built-in tool in the sandbox and prints its result.
-//! Exit codes: 0 normal result, 1 error result, 2 usage error.
+//! The `light-agent` binary: the composition root. It parses the command
+//! line, resolves configuration once, and hands over to a host: the TUI,
+//! `exec`, or a subcommand. Only this file reads the environment.
 
-use std::path::PathBuf;
+mod cli;
+
+use std::io::Read as _;
+use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use clap::{Parser, Subcommand};
-use light_agent::tool::{ToolContext, ToolRegistry, builtin};
-use tokio_util::sync::CancellationToken;
+use anyhow::{Context as _, Result};
+use clap::Parser;
+use light_agent::config::{self, ConfigError, Env, Flags, Paths, Resolution, Settings};
+use light_agent::session::SessionManager;
 
-/// Exit code for a tool that returned an error result.
-const EXIT_TOOL_ERROR: u8 = 1;
-/// Exit code for a malformed command line (clap uses it too).
-const EXIT_USAGE: u8 = 2;
-
-#[derive(Debug, Parser)]
-#[command(
-    name = "light-agent",
-    version,
-    about = "An event-stream coding agent for the terminal"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Run a built-in tool (tree, grep, read_file) and print its result.
-    ///
-    /// Exits 0 for a normal result, 1 for an error result, 2 for usage errors.
-    Tool {
-        /// Tool name: tree, grep or read_file.
-        name: String,
-        /// Arguments as one JSON object, e.g. '{"search_strs":["fn main"]}'.
-        args: String,
-        /// Directory the tool is confined to (default: the current directory).
-        #[arg(long)]
-        cwd: Option<PathBuf>,
-    },
-}
+use cli::Exit;
+use cli::args::{Cli, Command, ExecArgs, ModelFlags};
+use cli::build::{self, SessionChoice};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Tool { name, args, cwd } => match run_tool(&name, &args, cwd) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("light-agent: {e:#}");
-                ExitCode::from(EXIT_USAGE)
-            }
-        },
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("light-agent: cannot start the async runtime: {e}");
+            return Exit::Failure.into();
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(exit) => exit.into(),
+        Err(e) => {
+            eprintln!("light-agent: {e:#}");
+            let usage = e.downcast_ref::<ConfigError>().is_some()
+                || e.downcast_ref::<UsageError>().is_some();
+            if usage { Exit::Usage } else { Exit::Failure }.into()
+        }
     }
 }
 
-/// Runs one tool call; `Err` is a usage error (bad JSON, unknown tool, bad cwd).
-fn run_tool(name: &str, args: &str, cwd: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    let args: serde_json::Value =
-        serde_json::from_str(args).context("tool arguments are not valid JSON")?;
-    let registry = ToolRegistry::new();
-    builtin::register_all(&registry)?;
-    if !registry.contains(name) {
-        anyhow::bail!(
-            "unknown tool {name:?}; available: {}",
-            registry.names().join(", ")
-        );
-    }
-    let cwd = match cwd {
-        Some(cwd) => cwd,
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    let cancel = CancellationToken::new();
-    let ctx = ToolContext::new(&cwd, cancel.clone())
-        .with_context(|| format!("cannot use {} as the working directory", cwd.display()))?;
+/// A mistake on the command line or in the configuration (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct UsageError(String);
 
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let output = runtime.block_on(async {
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        });
-        registry.execute(name, args, ctx).await
-    });
-    println!("{}", output.content);
-    Ok(if output.is_error {
-        ExitCode::from(EXIT_TOOL_ERROR)
-    } else {
-        ExitCode::SUCCESS
+async fn run(cli: Cli) -> Result<Exit> {
+    let cwd = build::canonical_cwd(cli.cwd.as_deref()).map_err(|e| UsageError(format!("{e:#}")))?;
+    match cli.command {
+        Some(Command::Tool { name, args }) => cli::tool_cmd::run(&name, &args, &cwd)
+            .await
+            .map_err(|e| UsageError(format!("{e:#}")).into()),
+        Some(Command::Exec(exec)) => run_exec(exec, &cli.model, cli.log_level, &cwd).await,
+        None => anyhow::bail!(UsageError(
+            "the interactive UI is not built yet; use `light-agent exec PROMPT`".into()
+        )),
+    }
+}
+
+/// The environment, configuration directories and resolved settings.
+struct Setup {
+    paths: Paths,
+    resolution: Resolution,
+    _log: Option<config::LogGuard>,
+}
+
+fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
+    let env = Env::from_vars(std::env::vars());
+    let paths = Paths::resolve(env.get("LIGHT_AGENT_HOME").map(Path::new))?;
+    let flags = Flags {
+        provider: model.provider.clone(),
+        model: model.model.clone(),
+        base_url: model.base_url.clone(),
+        context_window: model.context_window,
+        log_level,
+    };
+    let resolution = config::load(&paths, &env, &flags)?;
+    let settings = resolution.settings();
+    // Logging is best effort: a read-only state dir must not stop the agent.
+    let log = config::init_logging(&paths, &settings.log_level).ok();
+    for warning in &settings.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(Setup {
+        paths,
+        resolution,
+        _log: log,
     })
+}
+
+async fn run_exec(
+    args: ExecArgs,
+    model: &ModelFlags,
+    log_level: Option<String>,
+    cwd: &Path,
+) -> Result<Exit> {
+    let setup = setup(model, log_level)?;
+    let settings: &Settings = match &setup.resolution {
+        Resolution::Ready(settings) => settings,
+        Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),
+    };
+    let prompt = if args.prompt == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading the prompt from stdin")?;
+        text
+    } else {
+        args.prompt
+    };
+    if prompt.trim().is_empty() {
+        return Err(UsageError("the prompt is empty".into()).into());
+    }
+    let choice = match (args.resume, args.continue_latest) {
+        (Some(id), _) => SessionChoice::Id(id),
+        (None, true) => SessionChoice::Latest,
+        (None, false) => SessionChoice::New,
+    };
+    let adaptor = build::adaptor(settings).map_err(|e| UsageError(format!("{e:#}")))?;
+    let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
+        format!(
+            "opening the session database {}",
+            setup.paths.db_file.display()
+        )
+    })?;
+    let (session, resumed) =
+        build::open_session(&manager, cwd, &choice, Some(title_of(&prompt))).await?;
+    let (agent, warnings) =
+        build::agent(cwd, &setup.paths, settings, adaptor, Some(session.clone()))?;
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
+    if resumed {
+        agent.load_session().await?;
+    }
+    manager.mark_running(session.id()).await?;
+    let format = if args.json {
+        cli::exec::Format::Json
+    } else {
+        cli::exec::Format::Text
+    };
+    let exit = cli::exec::run(agent, prompt, format).await;
+    manager.mark_idle(session.id()).await?;
+    exit
+}
+
+/// A session title from the first line of its first prompt.
+fn title_of(prompt: &str) -> String {
+    let line = prompt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    match line.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    }
 }

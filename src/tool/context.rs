@@ -12,6 +12,9 @@ pub struct ToolContext {
     pub cwd: PathBuf,
     /// Fires when the turn is interrupted; tools then return promptly.
     pub cancel: CancellationToken,
+    /// Folders outside `cwd` whose files `read_file` may read by absolute
+    /// path (the folders of loaded skills). Canonical.
+    pub read_roots: Vec<PathBuf>,
 }
 
 impl ToolContext {
@@ -22,6 +25,7 @@ impl ToolContext {
         Ok(Self {
             cwd: cwd.as_ref().canonicalize()?,
             cancel,
+            read_roots: Vec::new(),
         })
     }
 }

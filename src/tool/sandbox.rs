@@ -119,6 +119,21 @@ pub fn resolve_in_cwd(cwd: &Path, input: &str) -> Result<SafePath, PathRefusal> 
     })
 }
 
+/// Resolves an absolute `input` inside one of `roots` (extra read-only
+/// folders such as a loaded skill's). The result's `relative` is the
+/// absolute path, since it is not relative to cwd.
+pub fn resolve_in_roots(roots: &[PathBuf], input: &str) -> Option<SafePath> {
+    if !Path::new(input).is_absolute() {
+        return None;
+    }
+    roots.iter().find_map(|root| {
+        resolve_in_cwd(root, input).ok().map(|safe| SafePath {
+            relative: safe.absolute.display().to_string(),
+            absolute: safe.absolute,
+        })
+    })
+}
+
 /// Whether the deepest existing ancestor of `path` really lies in `cwd`.
 fn existing_ancestor_inside(path: &Path, cwd: &Path) -> bool {
     path.ancestors()

@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::blocking::{self, StopFlag};
 use crate::tool::labelled::Labelled;
-use crate::tool::sandbox::resolve_in_cwd;
+use crate::tool::sandbox::{resolve_in_cwd, resolve_in_roots};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "read_file";
@@ -74,7 +74,10 @@ impl Tool for ReadFileTool {
         }
         let file = match resolve_in_cwd(&ctx.cwd, &args.path) {
             Ok(file) => file,
-            Err(refusal) => return refusal.into(),
+            Err(refusal) => match resolve_in_roots(&ctx.read_roots, &args.path) {
+                Some(file) => file,
+                None => return refusal.into(),
+            },
         };
         if let Some(refusal) = check_request(&file.absolute, &file.relative, &args) {
             return refusal;

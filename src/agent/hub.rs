@@ -1,0 +1,59 @@
+//! Fan-out of events and notices to subscribers.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::protocol::AgentEvent;
+
+/// Something the host should show that is not part of the session log.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// A model call failed and will be retried after `delay`.
+    Retrying {
+        /// Retry number, from 1.
+        attempt: u32,
+        /// Wait before the retry.
+        delay: Duration,
+        /// Why the call failed.
+        message: String,
+    },
+    /// Something worth knowing that did not stop the turn.
+    Warning(String),
+}
+
+/// Unbounded per-subscriber channels: a slow reader never makes the loop
+/// wait, and nothing is dropped. Closed subscribers are pruned on send.
+#[derive(Default)]
+pub(super) struct Hub {
+    events: Mutex<Vec<mpsc::UnboundedSender<AgentEvent>>>,
+    notices: Mutex<Vec<mpsc::UnboundedSender<Notice>>>,
+}
+
+impl Hub {
+    pub(super) fn subscribe(&self) -> mpsc::UnboundedReceiver<AgentEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.events).push(tx);
+        rx
+    }
+
+    pub(super) fn subscribe_notices(&self) -> mpsc::UnboundedReceiver<Notice> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.notices).push(tx);
+        rx
+    }
+
+    pub(super) fn emit(&self, event: &AgentEvent) {
+        lock(&self.events).retain(|tx| tx.send(event.clone()).is_ok());
+    }
+
+    pub(super) fn notice(&self, notice: Notice) {
+        lock(&self.notices).retain(|tx| tx.send(notice.clone()).is_ok());
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Sending cannot panic mid-update, so a poisoned list is still valid.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

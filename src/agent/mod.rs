@@ -1,0 +1,326 @@
+//! The host boundary: [`Agent`] owns a session's event window, a serial
+//! prompt queue and the tool registry, and runs each turn through the
+//! model–tool loop ([`turn`]).
+//!
+//! Ownership: one worker task (spawned by [`Agent::new`]) owns the window,
+//! the session handle and the context builder, and runs jobs one at a time.
+//! [`Agent`] is a cheap handle: it queues jobs, cancels the running turn and
+//! fans events out to subscribers. Nothing a model sends can end a turn
+//! except through `agent_stop`.
+
+mod hub;
+mod recall;
+mod skill_tool;
+mod stream;
+mod tools;
+mod turn;
+mod worker;
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::ai::{Adaptor, RetryPolicy};
+use crate::context::ContextConfig;
+use crate::protocol::{AgentEvent, StopCause};
+use crate::session::AgentSession;
+use crate::tool::ToolRegistry;
+
+pub use hub::Notice;
+pub use recall::RecallTool;
+pub use skill_tool::LoadSkillTool;
+
+/// How the loop runs.
+#[derive(Debug, Clone)]
+pub struct LoopConfig {
+    /// Steps per turn before the runtime stops it (`agent_stop(runtime)`).
+    pub max_steps: u32,
+    /// Retries of a failed model call.
+    pub retry: RetryPolicy,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        Self {
+            max_steps: 100,
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+/// Everything an [`Agent`] is made of.
+pub struct AgentConfig {
+    /// Working directory the tools are confined to (canonicalised).
+    pub cwd: PathBuf,
+    /// Where events are persisted; `None` keeps them in memory only.
+    pub session: Option<AgentSession>,
+    /// The model provider.
+    pub adaptor: Arc<dyn Adaptor>,
+    /// Prompts, skills and compaction settings.
+    pub context: ContextConfig,
+    /// Step limit and retries.
+    pub loop_config: LoopConfig,
+}
+
+/// A snapshot of the agent for status displays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentState {
+    /// A turn is running.
+    pub is_running: bool,
+    /// Prompts waiting behind the running turn.
+    pub queued_prompts: usize,
+    /// Estimated tokens of the next request's context.
+    pub current_window_tokens: u64,
+    /// The model's context window.
+    pub context_window: u64,
+    /// Whether placeholders and summaries are in use.
+    pub context_strategy_enabled: bool,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnOutcome {
+    /// The `agent_stop` cause.
+    pub cause: StopCause,
+    /// The `agent_stop` message.
+    pub message: String,
+}
+
+/// Why a request to the agent got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// The prompt was taken back out of the queue before it ran.
+    #[error("the prompt was removed from the queue before it ran")]
+    Withdrawn,
+    /// The agent's worker is gone (the agent was dropped or its runtime shut down).
+    #[error("the agent is no longer running")]
+    Closed,
+    /// Reading the session failed.
+    #[error("session: {0}")]
+    Session(String),
+}
+
+enum Job {
+    Prompt {
+        text: String,
+        done: oneshot::Sender<TurnOutcome>,
+    },
+    LoadSession {
+        done: oneshot::Sender<Result<(), AgentError>>,
+    },
+    Compact {
+        done: oneshot::Sender<TurnOutcome>,
+    },
+    SetAdaptor {
+        adaptor: Arc<dyn Adaptor>,
+    },
+}
+
+#[derive(Default)]
+struct Queue {
+    jobs: VecDeque<Job>,
+    running: Option<CancellationToken>,
+    interrupt_reason: Option<String>,
+    closed: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    wake: Notify,
+    hub: hub::Hub,
+    window_tokens: AtomicU64,
+    context_window: u64,
+    strategy_enabled: bool,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        // A panic while holding this lock cannot leave the queue inconsistent
+        // (every critical section is a single push/pop), so poisoning is ignored.
+        self.queue
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// An agent: a serial queue of prompts run against one session.
+///
+/// Cloning gives another handle to the same agent. The worker stops when
+/// every handle is dropped.
+#[derive(Clone)]
+pub struct Agent {
+    shared: Arc<Shared>,
+    tools: ToolRegistry,
+    _worker: Arc<WorkerGuard>,
+}
+
+struct WorkerGuard(Arc<Shared>);
+
+impl Drop for WorkerGuard {
+    fn drop(&mut self) {
+        let mut queue = self.0.lock();
+        queue.closed = true;
+        if let Some(token) = &queue.running {
+            token.cancel();
+        }
+        drop(queue);
+        self.0.wake.notify_one();
+    }
+}
+
+impl Agent {
+    /// Creates the agent and starts its worker on the current tokio runtime.
+    /// Registers `recall_indexed`, and `load_skill` when skills exist; file
+    /// tools are the caller's to register.
+    ///
+    /// # Panics
+    /// When called outside a tokio runtime.
+    pub fn new(config: AgentConfig) -> Self {
+        let cwd = std::fs::canonicalize(&config.cwd).unwrap_or(config.cwd);
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue::default()),
+            wake: Notify::new(),
+            hub: hub::Hub::default(),
+            window_tokens: AtomicU64::new(0),
+            context_window: config.context.context_window,
+            strategy_enabled: config.context.strategy_enabled,
+        });
+        let tools = ToolRegistry::new();
+        let recall = RecallTool::new(config.session.clone());
+        let skill_roots = skill_tool::SkillRoots::default();
+        // Registration of our own fixed names and schemas cannot fail.
+        let _ = tools.register(recall.clone());
+        if !config.context.skills.is_empty() {
+            let _ = tools.register(LoadSkillTool::new(
+                config.context.skills.clone(),
+                skill_roots.clone(),
+            ));
+        }
+        let worker = worker::Worker::new(worker::WorkerParts {
+            shared: shared.clone(),
+            tools: tools.clone(),
+            cwd,
+            session: config.session,
+            adaptor: config.adaptor,
+            context: config.context,
+            loop_config: config.loop_config,
+            recall,
+            skill_roots,
+        });
+        tokio::spawn(worker.run());
+        Self {
+            shared: shared.clone(),
+            tools,
+            _worker: Arc::new(WorkerGuard(shared)),
+        }
+    }
+
+    /// The tool registry; register and remove tools here.
+    pub fn tool(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// Queues a prompt; resolves when its turn has ended (after its
+    /// `agent_stop`).
+    pub async fn prompt(&self, text: impl Into<String>) -> Result<TurnOutcome, AgentError> {
+        let (done, outcome) = oneshot::channel();
+        self.push(Job::Prompt {
+            text: text.into(),
+            done,
+        })?;
+        outcome.await.map_err(|_| AgentError::Withdrawn)
+    }
+
+    /// Loads the session's context window (from its latest summary on) and
+    /// token count, after any queued work.
+    pub async fn load_session(&self) -> Result<(), AgentError> {
+        let (done, result) = oneshot::channel();
+        self.push(Job::LoadSession { done })?;
+        result.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// Summarises older steps now (the `/compact` command), after any queued
+    /// work. The outcome says whether anything was folded.
+    pub async fn compact(&self) -> Result<TurnOutcome, AgentError> {
+        let (done, outcome) = oneshot::channel();
+        self.push(Job::Compact { done })?;
+        outcome.await.map_err(|_| AgentError::Closed)
+    }
+
+    /// Uses another model provider from the next turn on.
+    pub fn set_adaptor(&self, adaptor: Arc<dyn Adaptor>) -> Result<(), AgentError> {
+        let mut queue = self.shared.lock();
+        if queue.closed {
+            return Err(AgentError::Closed);
+        }
+        // Ahead of queued prompts: the user switched models for what comes next.
+        queue.jobs.push_front(Job::SetAdaptor { adaptor });
+        drop(queue);
+        self.shared.wake.notify_one();
+        Ok(())
+    }
+
+    /// Stops the running turn at once; queued prompts stay queued.
+    pub fn interrupt(&self, reason: impl Into<String>) {
+        let mut queue = self.shared.lock();
+        if let Some(token) = queue.running.clone() {
+            queue.interrupt_reason = Some(reason.into());
+            token.cancel();
+        }
+    }
+
+    /// Removes and returns the queued prompts, oldest first.
+    pub fn take_queued(&self) -> Vec<String> {
+        let mut queue = self.shared.lock();
+        let mut taken = Vec::new();
+        queue.jobs.retain_mut(|job| match job {
+            Job::Prompt { text, .. } => {
+                taken.push(std::mem::take(text));
+                false
+            }
+            _ => true,
+        });
+        taken
+    }
+
+    /// Every event from now on, deltas included, in order.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<AgentEvent> {
+        self.shared.hub.subscribe()
+    }
+
+    /// Host notices (retry waits, warnings) from now on.
+    pub fn subscribe_notices(&self) -> mpsc::UnboundedReceiver<Notice> {
+        self.shared.hub.subscribe_notices()
+    }
+
+    /// Current state.
+    pub fn state(&self) -> AgentState {
+        let queue = self.shared.lock();
+        AgentState {
+            is_running: queue.running.is_some(),
+            queued_prompts: queue
+                .jobs
+                .iter()
+                .filter(|j| matches!(j, Job::Prompt { .. }))
+                .count(),
+            current_window_tokens: self.shared.window_tokens.load(Ordering::Relaxed),
+            context_window: self.shared.context_window,
+            context_strategy_enabled: self.shared.strategy_enabled,
+        }
+    }
+
+    fn push(&self, job: Job) -> Result<(), AgentError> {
+        let mut queue = self.shared.lock();
+        if queue.closed {
+            return Err(AgentError::Closed);
+        }
+        queue.jobs.push_back(job);
+        drop(queue);
+        self.shared.wake.notify_one();
+        Ok(())
+    }
+}

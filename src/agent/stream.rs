@@ -1,0 +1,158 @@
+//! One model call: stream with retries, deltas shown live, full events
+//! committed when the stream ends (or what was shown, when it is cut).
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use super::hub::Notice;
+use super::worker::Worker;
+use crate::ai::{AiError, AiErrorKind, StreamRequest, sleep_or_cancel};
+use crate::protocol::{AgentEvent, Meta, ToolCall};
+
+pub(super) enum CallOutcome {
+    /// The model answered; these are its tool calls (maybe none).
+    Finished { calls: Vec<ToolCall> },
+    /// The user interrupted.
+    Cancelled,
+    /// The call failed for good.
+    Failed(AiError),
+    /// Persisting failed; the message explains.
+    Stopped(String),
+}
+
+/// What one attempt streamed so far.
+#[derive(Default)]
+struct Attempt {
+    thought: String,
+    output: String,
+    saw_delta: bool,
+    finals: Vec<AgentEvent>,
+}
+
+impl Worker {
+    pub(super) async fn call_model(
+        &mut self,
+        request: StreamRequest,
+        meta: Meta,
+        cancel: &CancellationToken,
+    ) -> CallOutcome {
+        let mut attempt_no = 0;
+        loop {
+            let mut attempt = Attempt::default();
+            let mut stream = self.adaptor.stream(request.clone(), cancel.child_token());
+            let failure = loop {
+                let item = tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => break None,
+                    item = stream.next() => item,
+                };
+                match item {
+                    Some(Ok(event)) => self.take(&mut attempt, event, meta),
+                    Some(Err(e)) => break Some(e),
+                    None => return self.finish(attempt, meta).await,
+                }
+            };
+            drop(stream);
+            let error = match failure {
+                Some(e) if !(e.kind == AiErrorKind::Aborted && cancel.is_cancelled()) => e,
+                _ => {
+                    return self
+                        .keep_partial(attempt, meta, CallOutcome::Cancelled)
+                        .await;
+                }
+            };
+            if attempt.saw_delta {
+                return self
+                    .keep_partial(attempt, meta, CallOutcome::Failed(error))
+                    .await;
+            }
+            let Some(delay) = self.loop_config.retry.delay_for(attempt_no, &error) else {
+                return CallOutcome::Failed(error);
+            };
+            attempt_no += 1;
+            self.shared.hub.notice(Notice::Retrying {
+                attempt: attempt_no,
+                delay,
+                message: error.message.clone(),
+            });
+            if sleep_or_cancel(delay, cancel).await.is_err() {
+                return CallOutcome::Cancelled;
+            }
+        }
+    }
+
+    fn take(&self, attempt: &mut Attempt, event: AgentEvent, meta: Meta) {
+        match &event {
+            AgentEvent::ThoughtDelta { text, .. } => attempt.thought.push_str(text),
+            AgentEvent::OutputDelta { text, .. } => attempt.output.push_str(text),
+            _ => {
+                attempt.finals.push(event.with_meta(meta));
+                return;
+            }
+        }
+        attempt.saw_delta = true;
+        self.shared.hub.emit(&event.with_meta(meta));
+    }
+
+    /// Commits the full events of a finished stream. A stream whose adaptor
+    /// sent deltas without their full event still gets one.
+    async fn finish(&mut self, attempt: Attempt, meta: Meta) -> CallOutcome {
+        let has = |kind: &str| attempt.finals.iter().any(|e| e.kind() == kind);
+        let mut events = Vec::new();
+        if !attempt.thought.is_empty() && !has("thought") {
+            events.push(AgentEvent::Thought {
+                text: attempt.thought.clone(),
+                meta,
+            });
+        }
+        if !attempt.output.is_empty() && !has("output") {
+            events.push(AgentEvent::Output {
+                text: attempt.output.clone(),
+                meta,
+            });
+        }
+        events.extend(attempt.finals);
+        let mut calls = Vec::new();
+        for event in events {
+            if let AgentEvent::ToolCalls { calls: these, .. } = &event {
+                calls.extend(these.iter().cloned());
+            }
+            if let Err(message) = self.commit(event).await {
+                return CallOutcome::Stopped(message);
+            }
+        }
+        CallOutcome::Finished { calls }
+    }
+
+    /// Commits what the user already saw of a stream that did not finish.
+    async fn keep_partial(
+        &mut self,
+        attempt: Attempt,
+        meta: Meta,
+        outcome: CallOutcome,
+    ) -> CallOutcome {
+        let partial = [
+            AgentEvent::Thought {
+                text: attempt.thought,
+                meta,
+            },
+            AgentEvent::Output {
+                text: attempt.output,
+                meta,
+            },
+        ];
+        for event in partial.into_iter().filter(|e| !text_of(e).is_empty()) {
+            if let Err(message) = self.commit(event).await {
+                return CallOutcome::Stopped(message);
+            }
+        }
+        outcome
+    }
+}
+
+fn text_of(event: &AgentEvent) -> &str {
+    match event {
+        AgentEvent::Thought { text, .. } | AgentEvent::Output { text, .. } => text,
+        _ => "",
+    }
+}

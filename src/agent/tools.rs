@@ -1,0 +1,69 @@
+//! Running one step's tool calls concurrently.
+
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use tokio_util::sync::CancellationToken;
+
+use super::worker::Worker;
+use crate::protocol::{AgentEvent, Meta, ToolCall, ToolOutcome};
+use crate::tool::ToolContext;
+
+/// The result every unfinished call gets when the user interrupts.
+pub(super) const INTERRUPTED: &str = "interrupted by user: this tool call did not finish";
+
+impl Worker {
+    /// Runs every call of a step at once and commits each
+    /// result as it finishes. On interrupt the unfinished calls get error
+    /// results at once; tools that ignore the token are left behind.
+    pub(super) async fn run_tools(
+        &mut self,
+        calls: Vec<ToolCall>,
+        meta: Meta,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        let ctx = ToolContext {
+            cwd: self.cwd.clone(),
+            cancel: cancel.clone(),
+            read_roots: self.skill_roots.snapshot(),
+        };
+        let mut running: FuturesUnordered<_> = calls
+            .iter()
+            .map(|call| {
+                let (tools, ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
+                async move {
+                    let output = tools.execute(&call.name, call.args.clone(), ctx).await;
+                    ToolOutcome {
+                        id: call.id,
+                        name: call.name,
+                        result: output.content,
+                        is_error: output.is_error,
+                    }
+                }
+            })
+            .collect();
+        let mut finished = Vec::with_capacity(calls.len());
+        loop {
+            let next = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => break,
+                next = running.next() => next,
+            };
+            let Some(outcome) = next else { break };
+            finished.push(outcome.id.clone());
+            self.commit(AgentEvent::ToolResult { outcome, meta })
+                .await?;
+        }
+        drop(running);
+        for call in calls.iter().filter(|c| !finished.contains(&c.id)) {
+            let outcome = ToolOutcome {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                result: INTERRUPTED.into(),
+                is_error: true,
+            };
+            self.commit(AgentEvent::ToolResult { outcome, meta })
+                .await?;
+        }
+        Ok(())
+    }
+}

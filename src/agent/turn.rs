@@ -1,0 +1,116 @@
+//! One turn: the model–tool loop from an `input` event to its `agent_stop`.
+
+use tokio_util::sync::CancellationToken;
+
+use super::TurnOutcome;
+use super::stream::CallOutcome;
+use super::worker::Worker;
+use crate::ai::AiErrorKind;
+use crate::protocol::{AgentEvent, InputSource, Meta, StopCause};
+
+impl Worker {
+    /// Runs a turn to its end and commits exactly one `agent_stop`.
+    pub(super) async fn run_turn(
+        &mut self,
+        text: String,
+        cancel: CancellationToken,
+    ) -> TurnOutcome {
+        let turn = self.next_turn().await;
+        self.advance_turn();
+        let (cause, message, step) = self.steps(turn, text, &cancel).await;
+        let stop = AgentEvent::AgentStop {
+            cause,
+            message: message.clone(),
+            meta: Meta::new(turn, step),
+        };
+        if let Err(e) = self.commit(stop).await {
+            tracing::error!("{e}");
+        }
+        self.update_window_tokens();
+        TurnOutcome { cause, message }
+    }
+
+    async fn steps(
+        &mut self,
+        turn: u64,
+        text: String,
+        cancel: &CancellationToken,
+    ) -> (StopCause, String, u32) {
+        let input = AgentEvent::Input {
+            text,
+            source: InputSource::User,
+            meta: Meta::new(turn, 1),
+        };
+        if let Err(message) = self.commit(input).await {
+            return (StopCause::Runtime, message, 1);
+        }
+        let mut step = 1;
+        let mut compacted_for_overflow = false;
+        loop {
+            let meta = Meta::new(turn, step);
+            if cancel.is_cancelled() {
+                return (StopCause::User, self.interrupt_reason(), step);
+            }
+            if step > self.loop_config.max_steps {
+                let max = self.loop_config.max_steps;
+                return (
+                    StopCause::Runtime,
+                    format!("stopped after reaching the limit of {max} steps"),
+                    step - 1,
+                );
+            }
+
+            let built = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return (StopCause::User, self.interrupt_reason(), step),
+                built = self.context.build(&self.window, self.adaptor.as_ref(), compacted_for_overflow, meta) => built,
+            };
+            let built = match built {
+                Ok(built) => built,
+                Err(e) => {
+                    return (
+                        StopCause::Runtime,
+                        format!("building the context failed: {e}"),
+                        step,
+                    );
+                }
+            };
+            if let (Some(summary), Some(window)) = (built.summary, built.window) {
+                if let Err(message) = self.commit(summary).await {
+                    return (StopCause::Runtime, message, step);
+                }
+                self.window = window;
+            }
+
+            let request = crate::ai::StreamRequest {
+                system_prompt: built.system_prompt.to_string(),
+                events: built.events,
+                tools: self.tools.specs(),
+            };
+            let calls = match self.call_model(request, meta, cancel).await {
+                CallOutcome::Finished { calls } => calls,
+                CallOutcome::Cancelled => return (StopCause::User, self.interrupt_reason(), step),
+                CallOutcome::Stopped(message) => return (StopCause::Runtime, message, step),
+                CallOutcome::Failed(e)
+                    if e.kind == AiErrorKind::ContextLength && !compacted_for_overflow =>
+                {
+                    compacted_for_overflow = true;
+                    continue;
+                }
+                CallOutcome::Failed(e) => return (StopCause::Llm, e.to_string(), step),
+            };
+            compacted_for_overflow = false;
+            self.update_window_tokens();
+            if calls.is_empty() {
+                return (StopCause::Done, String::new(), step);
+            }
+            if let Err(message) = self.run_tools(calls, meta, cancel).await {
+                return (StopCause::Runtime, message, step);
+            }
+            if cancel.is_cancelled() {
+                return (StopCause::User, self.interrupt_reason(), step);
+            }
+            step += 1;
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// light-agent: a terminal coding agent that explores your repository with
+/// sandboxed tree / grep / read_file tools.
+#[derive(Debug, Parser)]
+#[command(name = "light-agent", version, about, long_about = None, after_help = EXAMPLES)]
+pub struct Cli {
+    /// Start a new session instead of resuming the latest one for this directory.
+    #[arg(long, conflicts_with = "resume")]
+    pub new: bool,
+    /// Resume the session with this id.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+    #[command(flatten)]
+    pub model: ModelFlags,
+    /// Working directory (default: the current one).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Log level for the log file (e.g. info, debug, light_agent=trace).
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub log_level: Option<String>,
+    /// A prompt to send at once.
+    pub prompt: Option<String>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+const EXAMPLES: &str = "Examples:
+  light-agent                          resume this directory's latest session
+  light-agent --new \"explain src/\"     start fresh with a prompt
+  light-agent exec \"where is main?\"    one headless turn
+  light-agent tool grep '{\"search_strs\":[\"fn main\"]}'";
+
+/// Which model to talk to; overrides the config file and environment.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ModelFlags {
+    /// Provider profile (openai, anthropic, deepseek, ollama, or one from config.toml).
+    #[arg(long, global = true)]
+    pub provider: Option<String>,
+    /// Model name.
+    #[arg(long, global = true)]
+    pub model: Option<String>,
+    /// Base URL of the provider's API (e.g. http://127.0.0.1:11434/v1).
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Context window of the model, in tokens.
+    #[arg(long, global = true, value_name = "TOKENS")]
+    pub context_window: Option<u64>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one turn headless and print the answer.
+    #[command(after_help = "Examples:
+  light-agent exec \"summarise README.md\"
+  echo \"list the modules\" | light-agent exec -
+  light-agent exec --json --continue \"and the tests?\"")]
+    Exec(ExecArgs),
+    /// Run a built-in tool (tree, grep, read_file) in the sandbox and print its result.
+    #[command(after_help = "Examples:
+  light-agent tool tree '{}'
+  light-agent tool grep '{\"search_strs\":[\"fn main\"]}'
+  light-agent tool read_file '{\"path\":\"src/main.rs\",\"start_line\":10}'")]
+    Tool {
+        /// Tool name.
+        name: String,
+        /// Arguments as a JSON object.
+        args: String,
+    },
+}
+
+/// Arguments of `exec`.
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The prompt; `-` reads it from stdin.
+    pub prompt: String,
+    /// Print every event as a JSON line.
+    #[arg(long)]
+    pub json: bool,
+    /// Continue the latest session of this directory.
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_latest: bool,
+    /// Continue the session with this id.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+}

@@ -1,0 +1,117 @@
+//! Turning resolved settings into a running [`Agent`]: the adaptor, the
+//! session, the context and the built-in tools.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result};
+use light_agent::agent::{Agent, AgentConfig, LoopConfig};
+use light_agent::ai::{Adaptor, AnthropicAdaptor, HttpOptions, OpenAiAdaptor, RetryPolicy};
+use light_agent::config::{Paths, ProviderKind, Settings};
+use light_agent::context::{ContextConfig, PromptSection, project, skills};
+use light_agent::session::{AgentSession, SessionManager};
+use light_agent::tool::builtin;
+
+/// Which session a host starts in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// A fresh session.
+    New,
+    /// The latest session of the cwd, or a fresh one when there is none.
+    Latest,
+    /// A given session.
+    Id(String),
+}
+
+/// The model adaptor the settings describe.
+pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
+    let http = HttpOptions {
+        connect_timeout: settings.connect_timeout,
+        idle_timeout: settings.idle_timeout,
+    };
+    let key = settings.api_key.as_ref().map(|k| k.expose().to_string());
+    let base = settings.provider.base_url.clone();
+    let model = settings.model.clone();
+    let adaptor: Arc<dyn Adaptor> = match settings.provider.kind {
+        ProviderKind::Anthropic => Arc::new(AnthropicAdaptor::new(base, key, model, http)?),
+        ProviderKind::OpenAi => Arc::new(OpenAiAdaptor::new(base, key, model, http)?),
+        other => anyhow::bail!(
+            "provider kind {other:?} is not supported yet; use an openai or anthropic provider"
+        ),
+    };
+    Ok(adaptor)
+}
+
+/// Opens the session the user chose for `cwd`.
+pub async fn open_session(
+    manager: &SessionManager,
+    cwd: &Path,
+    choice: &SessionChoice,
+    title: Option<String>,
+) -> Result<(AgentSession, bool)> {
+    match choice {
+        SessionChoice::Id(id) => Ok((manager.open_session(id).await?, true)),
+        SessionChoice::Latest => match manager.open_latest(cwd).await? {
+            Some(session) => Ok((session, true)),
+            None => Ok((manager.create(cwd, title).await?, false)),
+        },
+        SessionChoice::New => Ok((manager.create(cwd, title).await?, false)),
+    }
+}
+
+/// The context configuration for `cwd`: the built-in tools' guide,
+/// AGENTS.md and skills. Skill warnings are returned for the host to show.
+pub fn context_config(
+    cwd: &Path,
+    paths: &Paths,
+    settings: &Settings,
+) -> (ContextConfig, Vec<String>) {
+    let (skills, warnings) = skills::discover(cwd, Some(&paths.skills_dir));
+    let config = ContextConfig {
+        prompts: vec![PromptSection::new(
+            builtin::TOOL_PROMPTS_NAME,
+            builtin::tool_prompts(),
+        )],
+        project_instructions: project::load_agents_md(cwd),
+        skills,
+        strategy_enabled: settings.context_strategy,
+        context_window: settings.context_window,
+        compact_at: settings.compact_at,
+    };
+    (config, warnings)
+}
+
+/// An agent over `session` with the built-in tools registered.
+pub fn agent(
+    cwd: &Path,
+    paths: &Paths,
+    settings: &Settings,
+    adaptor: Arc<dyn Adaptor>,
+    session: Option<AgentSession>,
+) -> Result<(Agent, Vec<String>)> {
+    let (context, warnings) = context_config(cwd, paths, settings);
+    let agent = Agent::new(AgentConfig {
+        cwd: cwd.to_path_buf(),
+        session,
+        adaptor,
+        context,
+        loop_config: LoopConfig {
+            max_steps: settings.max_steps,
+            retry: RetryPolicy {
+                retries: settings.retries,
+                ..RetryPolicy::default()
+            },
+        },
+    });
+    builtin::register_all(agent.tool()).context("registering the built-in tools")?;
+    Ok((agent, warnings))
+}
+
+/// The canonical working directory (`--cwd` or the process's).
+pub fn canonical_cwd(flag: Option<&Path>) -> Result<PathBuf> {
+    let cwd = match flag {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().context("reading the current directory")?,
+    };
+    std::fs::canonicalize(&cwd).with_context(|| format!("cannot open directory {}", cwd.display()))
+}

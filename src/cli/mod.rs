@@ -1,0 +1,30 @@
+//! The binary's hosts and subcommands. `main.rs` only dispatches.
+
+pub mod args;
+pub mod build;
+pub mod exec;
+pub mod tool_cmd;
+
+/// Process exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: done.
+    Success,
+    /// 1: the model, the runtime or a tool failed.
+    Failure,
+    /// 2: bad command line or configuration.
+    Usage,
+    /// 130: interrupted by the user.
+    Interrupted,
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(exit: Exit) -> Self {
+        std::process::ExitCode::from(match exit {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Usage => 2,
+            Exit::Interrupted => 130,
+        })
+    }
+}
