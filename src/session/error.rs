@@ -49,7 +49,7 @@ pub enum SessionError {
     },
     /// A stored event could not be read back (or an event could not be
     /// encoded for storage).
-    #[error("cannot decode {what}: {source}")]
+    #[error("invalid JSON for {what}: {source}")]
     Decode {
         /// Which payload, e.g. "event 17 of sess_…".
         what: String,

@@ -67,8 +67,8 @@ pub struct SessionInfo {
     /// Creation time, ms since the Unix epoch.
     pub created_at: u64,
     /// Last create, append, status or title change, ms since the Unix epoch.
-    /// Strictly increasing across the sessions of one cwd, so it may run a
-    /// few ms ahead of the clock when sessions are written in the same ms.
+    /// Distinct across sessions and increasing in write order, so it may run
+    /// a few ms ahead of the clock when sessions are written in the same ms.
     pub updated_at: u64,
     /// Whether a live process is running a turn in it.
     pub status: SessionStatus,

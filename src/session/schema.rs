@@ -28,7 +28,9 @@ const MIGRATIONS: &[&str] = &[
     //
     // `event_count`, `turn_count` and `last_turn` are maintained by the
     // append transaction so that listing sessions and starting a turn never
-    // scan a long log.
+    // scan a long log. The partial and meta indexes serve recall by call id,
+    // finding the latest summary and reading the window after it, each
+    // without walking the whole log.
     "CREATE TABLE sessions (
         id          TEXT PRIMARY KEY NOT NULL,
         cwd         TEXT NOT NULL,
@@ -43,6 +45,7 @@ const MIGRATIONS: &[&str] = &[
         last_turn   INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX sessions_by_cwd ON sessions (cwd, updated_at);
+    CREATE INDEX sessions_by_update ON sessions (updated_at);
     CREATE TABLE events (
         session_id   TEXT NOT NULL,
         seq          INTEGER NOT NULL,
@@ -54,10 +57,11 @@ const MIGRATIONS: &[&str] = &[
         created_at   INTEGER NOT NULL,
         PRIMARY KEY (session_id, seq)
     );
-    CREATE INDEX events_by_tool_call ON events (session_id, tool_call_id)
+    CREATE INDEX events_by_tool_call ON events (session_id, tool_call_id, seq)
         WHERE tool_call_id IS NOT NULL;
     CREATE INDEX events_summaries ON events (session_id, seq)
-        WHERE type = 'agent_summary';",
+        WHERE type = 'agent_summary';
+    CREATE INDEX events_by_meta ON events (session_id, turn, step);",
 ];
 
 /// The schema version this build reads and writes.

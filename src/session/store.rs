@@ -9,20 +9,43 @@ use crate::protocol::{AgentEvent, ToolOutcome, now_millis};
 
 /// The new `updated_at` of the session row being written (`?2` is now).
 ///
-/// Within one cwd it is strictly greater than every other session's, so
-/// "latest" is exact even when two sessions are written in the same
+/// It is strictly greater than every other session's, so "newest first"
+/// follows write order exactly even when sessions are written in the same
 /// millisecond; it never moves backwards for a row either.
 macro_rules! next_updated_at {
     () => {
         "MAX(?2, updated_at, COALESCE((
             SELECT other.updated_at + 1 FROM sessions AS other
-            WHERE other.cwd = sessions.cwd AND other.id <> sessions.id
+            WHERE other.id <> sessions.id
             ORDER BY other.updated_at DESC LIMIT 1), 0))"
     };
 }
 
 const SESSION_COLUMNS: &str =
     "id, cwd, title, created_at, updated_at, status, owner_pid, event_count, turn_count";
+
+/// The seq the next event of a session gets.
+const NEXT_SEQ: &str = "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = ?1";
+
+/// The newest summary of a session.
+const LATEST_SUMMARY: &str = "SELECT seq, payload FROM events
+    WHERE session_id = ?1 AND type = 'agent_summary'
+    ORDER BY seq DESC LIMIT 1";
+
+/// Non-summary events past a summary boundary `(?2, ?3)`, in log order.
+const AFTER_BOUNDARY: &str = "SELECT seq, payload FROM events
+    WHERE session_id = ?1 AND type <> 'agent_summary' AND (turn, step) > (?2, ?3)
+    ORDER BY seq";
+
+/// The newest result for a tool-call id.
+const NEWEST_TOOL_RESULT: &str = "SELECT seq, payload FROM events
+    WHERE session_id = ?1 AND tool_call_id = ?2 AND type = 'tool_result'
+    ORDER BY seq DESC LIMIT 1";
+
+/// The last `?2` events of a session, in log order.
+const TAIL: &str = "SELECT seq, payload FROM (
+        SELECT seq, payload FROM events WHERE session_id = ?1 ORDER BY seq DESC LIMIT ?2)
+    ORDER BY seq";
 
 /// One canonical event, encoded by the caller, ready to insert.
 pub(super) struct NewEvent {
@@ -45,7 +68,7 @@ impl Store {
         Self { conn }
     }
 
-    /// Inserts an idle session; it becomes the latest of its cwd.
+    /// Inserts an idle session; it becomes the newest session.
     pub(super) fn create(
         &mut self,
         id: &str,
@@ -57,7 +80,7 @@ impl Store {
             .prepare_cached(
                 "INSERT INTO sessions (id, cwd, title, created_at, updated_at, status)
                  VALUES (?1, ?2, ?3, ?4, MAX(?4, COALESCE((
-                     SELECT updated_at + 1 FROM sessions WHERE cwd = ?2
+                     SELECT updated_at + 1 FROM sessions
                      ORDER BY updated_at DESC LIMIT 1), 0)), 'idle')",
             )?
             .execute(params![id, cwd, title, now])?;
@@ -89,7 +112,7 @@ impl Store {
             Some(cwd) => {
                 let sql = format!(
                     "SELECT {SESSION_COLUMNS} FROM sessions WHERE cwd = ?1
-                     ORDER BY updated_at DESC, id DESC LIMIT ?2"
+                     ORDER BY updated_at DESC LIMIT ?2"
                 );
                 let mut statement = self.conn.prepare_cached(&sql)?;
                 statement
@@ -99,7 +122,7 @@ impl Store {
             None => {
                 let sql = format!(
                     "SELECT {SESSION_COLUMNS} FROM sessions
-                     ORDER BY updated_at DESC, id DESC LIMIT ?1"
+                     ORDER BY updated_at DESC LIMIT ?1"
                 );
                 let mut statement = self.conn.prepare_cached(&sql)?;
                 statement
@@ -167,7 +190,7 @@ impl Store {
         // Returning early drops `tx`, which rolls back.
         found_or(changed, id)?;
         let seq: i64 = tx
-            .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = ?1")?
+            .prepare_cached(NEXT_SEQ)?
             .query_row([id], |row| row.get(0))?;
         tx.prepare_cached(
             "INSERT INTO events
@@ -205,11 +228,7 @@ impl Store {
         // finding the summary and reading what follows it.
         let tx = self.conn.transaction()?;
         let summary = tx
-            .prepare_cached(
-                "SELECT seq, payload FROM events
-                 WHERE session_id = ?1 AND type = 'agent_summary'
-                 ORDER BY seq DESC LIMIT 1",
-            )?
+            .prepare_cached(LATEST_SUMMARY)?
             .query_row([id], seq_and_payload)
             .optional()?;
         let Some((seq, payload)) = summary else {
@@ -221,12 +240,7 @@ impl Store {
             AgentEvent::AgentSummary { covers_through, .. } => *covers_through,
             _ => summary.meta(),
         };
-        let mut statement = tx.prepare_cached(
-            "SELECT seq, payload FROM events
-             WHERE session_id = ?1 AND type <> 'agent_summary'
-               AND (turn > ?2 OR (turn = ?2 AND step > ?3))
-             ORDER BY seq",
-        )?;
+        let mut statement = tx.prepare_cached(AFTER_BOUNDARY)?;
         let rows = statement.query_map(
             params![id, to_sql_int(boundary.turn), boundary.step],
             seq_and_payload,
@@ -243,12 +257,7 @@ impl Store {
         max_events: usize,
     ) -> Result<Vec<AgentEvent>, SessionError> {
         let limit = i64::try_from(max_events).unwrap_or(i64::MAX);
-        let mut statement = self.conn.prepare_cached(
-            "SELECT seq, payload FROM (
-                 SELECT seq, payload FROM events WHERE session_id = ?1
-                 ORDER BY seq DESC LIMIT ?2)
-             ORDER BY seq",
-        )?;
+        let mut statement = self.conn.prepare_cached(TAIL)?;
         let rows = statement.query_map(params![id, limit], seq_and_payload)?;
         decode_rows(id, rows)
     }
@@ -261,11 +270,7 @@ impl Store {
     ) -> Result<Option<ToolOutcome>, SessionError> {
         let row = self
             .conn
-            .prepare_cached(
-                "SELECT seq, payload FROM events
-                 WHERE session_id = ?1 AND tool_call_id = ?2 AND type = 'tool_result'
-                 ORDER BY seq DESC LIMIT 1",
-            )?
+            .prepare_cached(NEWEST_TOOL_RESULT)?
             .query_row([id, call_id], seq_and_payload)
             .optional()?;
         let Some((seq, payload)) = row else {
@@ -356,4 +361,41 @@ fn to_sql_int(value: u64) -> i64 {
 
 fn from_sql_int(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reads that run on long logs must walk the named index, never the
+    /// whole table; a `SCAN events` here is a performance regression.
+    #[test]
+    fn long_log_queries_use_their_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = super::super::schema::open_connection(&dir.path().join("s.db")).unwrap();
+        let queries: [(&str, &[&dyn rusqlite::ToSql], &str); 5] = [
+            (NEXT_SEQ, &[&"s"], "sqlite_autoindex_events_1"),
+            (LATEST_SUMMARY, &[&"s"], "events_summaries"),
+            (AFTER_BOUNDARY, &[&"s", &1, &2], "events_by_meta"),
+            (NEWEST_TOOL_RESULT, &[&"s", &"call"], "events_by_tool_call"),
+            (TAIL, &[&"s", &10], "sqlite_autoindex_events_1"),
+        ];
+        for (sql, args, index) in queries {
+            let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let plan: Vec<String> = statement
+                .query_map(args, |row| row.get(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(
+                plan.iter().any(|step| step.starts_with("SEARCH events")
+                    && step.contains(&format!(" {index} "))),
+                "{sql}\n{plan:#?}"
+            );
+            assert!(
+                !plan.iter().any(|step| step.starts_with("SCAN events")),
+                "{sql}\n{plan:#?}"
+            );
+        }
+    }
 }
