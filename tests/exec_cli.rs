@@ -1,0 +1,236 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `light-agent exec` run as a process against the mock model server.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use light_agent::protocol::AgentEvent;
+use support::mock_model::{MockModel, OpenAiStream, Reply};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/main.rs"), "fn main() {}\n").unwrap();
+    Fixture {
+        home,
+        repo,
+        _dir: dir,
+    }
+}
+
+fn command(f: &Fixture, base_url: Option<&str>, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
+    cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
+    for var in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "GEMINI_API_KEY",
+        "LIGHT_AGENT_PROVIDER",
+        "LIGHT_AGENT_MODEL",
+        "LIGHT_AGENT_BASE_URL",
+        "OPENAI_BASE_URL",
+        "RUST_LOG",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.arg("exec");
+    if let Some(url) = base_url {
+        cmd.args(["--base-url", url, "--model", "mock-model"]);
+    }
+    cmd.args(args).stdin(Stdio::null());
+    cmd
+}
+
+async fn run(mut cmd: Command) -> Output {
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn continue_resumes_the_latest_session_of_the_directory() {
+    let f = fixture();
+    let mock = MockModel::start([
+        Reply::openai_text("The answer is 42."),
+        Reply::openai_text("Still 42."),
+    ])
+    .await;
+    let url = mock.openai_base_url();
+
+    let first = run(command(&f, Some(&url), &["What is the answer?"])).await;
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert_eq!(text(&first.stdout).trim(), "The answer is 42.");
+
+    let second = run(command(&f, Some(&url), &["--continue", "Are you sure?"])).await;
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    let sent = mock.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("What is the answer?") && sent.contains("The answer is 42."),
+        "{sent}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_mode_prints_every_event_and_deltas_add_up() {
+    let f = fixture();
+    let reply = OpenAiStream::new()
+        .reasoning("Think first.")
+        .text("Streamed answer, in pieces.")
+        .usage(12, 7)
+        .into_reply();
+    let mock = MockModel::start([reply]).await;
+    let out = run(command(
+        &f,
+        Some(&mock.openai_base_url()),
+        &["--json", "go"],
+    ))
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let events: Vec<AgentEvent> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let deltas: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::OutputDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let full = events.iter().find_map(|e| match e {
+        AgentEvent::Output { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    assert_eq!(Some(deltas), full);
+    let kinds: Vec<&str> = events
+        .iter()
+        .filter(|e| !e.is_transient())
+        .map(AgentEvent::kind)
+        .collect();
+    assert_eq!(
+        kinds,
+        ["input", "thought", "output", "agent_trace", "agent_stop"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_can_come_from_stdin() {
+    let f = fixture();
+    let mock = MockModel::start([Reply::openai_text("ok")]).await;
+    let mut cmd = command(&f, Some(&mock.openai_base_url()), &["-"]);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = cmd.spawn().unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"prompt from a pipe")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        mock.requests()[0].body["messages"]
+            .to_string()
+            .contains("prompt from a pipe")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_model_configured_says_what_to_set_and_exits_2() {
+    let f = fixture();
+    let out = run(command(&f, None, &["hello"])).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("OPENAI_API_KEY") && err.contains("config init"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rejected_key_exits_1_without_echoing_it() {
+    let f = fixture();
+    let mock = MockModel::start([Reply::status(401)]).await;
+    let mut cmd = command(&f, None, &["--provider", "openai", "hello"]);
+    cmd.env("OPENAI_API_KEY", "sk-very-secret-key")
+        .env("OPENAI_BASE_URL", mock.openai_base_url());
+    let out = run(cmd).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.to_lowercase().contains("api key"), "{err}");
+    assert!(
+        !err.contains("sk-very-secret-key") && !text(&out.stdout).contains("sk-very-secret-key")
+    );
+    assert_eq!(mock.request_count(), 1, "401 is not retried");
+    let db = std::fs::read(f.home.join("sessions.sqlite3")).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&db).contains("sk-very-secret-key"),
+        "the key never reaches the database"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigint_interrupts_the_turn_exits_130_and_keeps_the_session() {
+    let f = fixture();
+    let hanging = OpenAiStream::new()
+        .text("half of an answer")
+        .into_reply()
+        .hang_after(3);
+    let mock = MockModel::start([hanging, Reply::openai_text("resumed")]).await;
+    let url = mock.openai_base_url();
+    let mut cmd = command(&f, Some(&url), &["--json", "start"]);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let pid = child.id();
+    for _ in 0..200 {
+        if mock.request_count() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert!(mock.wait_for_disconnect(Duration::from_secs(2)).await);
+
+    let again = run(command(&f, Some(&url), &["--continue", "go on"])).await;
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    let sent = mock.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("half of an answer") && sent.contains("interrupted"),
+        "{sent}"
+    );
+}
