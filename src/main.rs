@@ -9,12 +9,12 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use light_agent::config::{self, ConfigError, Env, Flags, Paths, Resolution, Settings};
 use light_agent::session::SessionManager;
 
 use cli::Exit;
-use cli::args::{Cli, Command, ExecArgs, ModelFlags};
+use cli::args::{Cli, Command, ConfigAction, ExecArgs, ModelFlags};
 use cli::build::{self, SessionChoice};
 
 fn main() -> ExitCode {
@@ -52,10 +52,64 @@ async fn run(cli: Cli) -> Result<Exit> {
             .await
             .map_err(|e| UsageError(format!("{e:#}")).into()),
         Some(Command::Exec(exec)) => run_exec(exec, &cli.model, cli.log_level, &cwd).await,
+        Some(Command::Sessions { all, json, limit }) => {
+            let manager = open_store()?;
+            cli::sessions::list(&manager, &cwd, all, json, limit).await
+        }
+        Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
+        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "light-agent",
+                &mut std::io::stdout(),
+            );
+            Ok(Exit::Success)
+        }
         None => anyhow::bail!(UsageError(
             "the interactive UI is not built yet; use `light-agent exec PROMPT`".into()
         )),
     }
+}
+
+fn env() -> Env {
+    Env::from_vars(std::env::vars())
+}
+
+fn paths(env: &Env) -> Result<Paths> {
+    Ok(Paths::resolve(env.get("LIGHT_AGENT_HOME").map(Path::new))?)
+}
+
+fn open_store() -> Result<SessionManager> {
+    let paths = paths(&env())?;
+    SessionManager::open(&paths.db_file)
+        .with_context(|| format!("opening the session database {}", paths.db_file.display()))
+}
+
+fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String>) -> Result<Exit> {
+    match action {
+        ConfigAction::Init => {
+            let paths = paths(&env())?;
+            let file = config::init(&paths)?;
+            println!("wrote {}", file.display());
+        }
+        ConfigAction::Path => {
+            let paths = paths(&env())?;
+            println!("config:   {}", paths.config_file.display());
+            println!("sessions: {}", paths.db_file.display());
+            println!("logs:     {}", paths.log_dir.display());
+            println!("skills:   {}", paths.skills_dir.display());
+        }
+        ConfigAction::Show => {
+            let setup = setup(model, log_level)?;
+            if let Resolution::NoModel { message, .. } = &setup.resolution {
+                println!("# {message}");
+            }
+            print!("{}", config::show(setup.resolution.settings()));
+        }
+    }
+    Ok(Exit::Success)
 }
 
 /// The environment, configuration directories and resolved settings.
@@ -66,8 +120,8 @@ struct Setup {
 }
 
 fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
-    let env = Env::from_vars(std::env::vars());
-    let paths = Paths::resolve(env.get("LIGHT_AGENT_HOME").map(Path::new))?;
+    let env = env();
+    let paths = paths(&env)?;
     let flags = Flags {
         provider: model.provider.clone(),
         model: model.model.clone(),

@@ -72,6 +72,60 @@ pub enum Command {
         /// Arguments as a JSON object.
         args: String,
     },
+    /// List stored sessions of this directory (or of every directory).
+    #[command(after_help = "Examples:
+  light-agent sessions
+  light-agent sessions --all --limit 50
+  light-agent sessions --json | jq -r '.[0].id'")]
+    Sessions {
+        /// Sessions of every directory.
+        #[arg(long)]
+        all: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Most sessions to list.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Print a stored session as markdown, or as JSON lines.
+    #[command(after_help = "Examples:
+  light-agent show sess_0abc123def
+  light-agent show sess_0abc123def --json > session.jsonl")]
+    Show {
+        /// Session id (see `light-agent sessions`).
+        id: String,
+        /// One JSON event per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Create, locate or print the configuration.
+    #[command(after_help = "Examples:
+  light-agent config init
+  light-agent config show --provider ollama")]
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// Print shell completions.
+    #[command(after_help = "Examples:
+  light-agent completions bash > ~/.local/share/bash-completion/completions/light-agent
+  light-agent completions zsh > ~/.zfunc/_light-agent")]
+    Completions {
+        /// Shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `config` actions.
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Write a commented starter config.toml (never overwrites).
+    Init,
+    /// Print where light-agent keeps its config, sessions, logs and skills.
+    Path,
+    /// Print the resolved settings, with API keys redacted.
+    Show,
 }
 
 /// Arguments of `exec`.
