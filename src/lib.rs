@@ -3,3 +3,4 @@
 
 pub mod ai;
 pub mod protocol;
+pub mod tui;
