@@ -48,21 +48,28 @@ pub fn wrap_line(
         };
         let mut used = 0;
         let mut end = start;
-        let mut last_space = None;
+        // Where this row may end: after a space (which is dropped) or
+        // before a wide character (CJK text breaks between characters).
+        let mut last_break: Option<(usize, usize)> = None;
         while end < glyphs.len() {
-            let w = char_width(glyphs[end].0);
+            let c = glyphs[end].0;
+            let w = char_width(c);
+            if end > start && w > 1 {
+                last_break = Some((end, end));
+            }
             if used + w > budget && end > start {
                 break;
             }
-            if glyphs[end].0 == ' ' {
-                last_space = Some(end);
+            if c == ' ' {
+                last_break = Some((end, end + 1));
             }
             used += w;
             end += 1;
         }
-        let (row_end, next) = match (end < glyphs.len(), last_space) {
-            (true, Some(space)) if space > start && glyphs[end].0 != ' ' => (space, space + 1),
-            (true, _) if glyphs[end].0 == ' ' => (end, end + 1),
+        let (row_end, next) = match last_break {
+            _ if end >= glyphs.len() => (end, end),
+            _ if glyphs[end].0 == ' ' => (end, end + 1),
+            Some((row_end, next)) if row_end > start => (row_end, next),
             _ => (end, end),
         };
         rows.push(glyphs[start..row_end].to_vec());
@@ -139,6 +146,8 @@ mod tests {
         let lines = wrap_line(&Line::from("你好世界你好"), 5, &[]);
         assert_eq!(texts(&lines), ["你好", "世界", "你好"]);
         assert!(lines.iter().all(|l| display_width(&plain(l)) <= 5));
+        let lines = wrap_line(&Line::from("› 请解释这个模块"), 8, &[]);
+        assert_eq!(texts(&lines), ["› 请解释", "这个模块"]);
     }
 
     #[test]

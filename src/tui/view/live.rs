@@ -52,7 +52,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     };
 
     if let Some(rect) = take(1) {
-        Paragraph::new(app.status_view().line()).render(rect, buf);
+        Paragraph::new(app.status_view().line_for(width)).render(rect, buf);
     }
     let composer_rows = app.composer.height(width);
     let composer_rect = take(composer_rows);

@@ -44,8 +44,33 @@ pub struct StatusView<'a> {
 }
 
 impl StatusView<'_> {
-    /// The line.
+    /// The line for `width` columns: the full form when it fits, else a
+    /// compact one that keeps the state visible.
+    pub fn line_for(&self, width: u16) -> Line<'static> {
+        let full = self.line();
+        if full.width() <= width as usize {
+            return full;
+        }
+        let compact = self.build(true);
+        if compact.width() <= width as usize {
+            return compact;
+        }
+        // Narrower: drop the model name, then the session id — the least
+        // urgent parts.
+        let mut spans: Vec<Span<'static>> = compact.spans.into_iter().skip(2).collect();
+        if Line::from(spans.clone()).width() > width as usize && !self.status.session_id.is_empty()
+        {
+            spans.truncate(spans.len().saturating_sub(2));
+        }
+        Line::from(spans)
+    }
+
+    /// The full line.
     pub fn line(&self) -> Line<'static> {
+        self.build(false)
+    }
+
+    fn build(&self, compact: bool) -> Line<'static> {
         let dim = Style::new().fg(Color::DarkGray);
         let sep = || Span::styled(" · ", dim);
         let model = if self.status.model.is_empty() {
@@ -70,7 +95,12 @@ impl StatusView<'_> {
                 _ => Style::new().fg(Color::Red),
             };
             spans.push(sep());
-            spans.push(Span::styled(format!("{pct}% context"), style));
+            let label = if compact {
+                format!("{pct}%")
+            } else {
+                format!("{pct}% context")
+            };
+            spans.push(Span::styled(label, style));
         }
         let (state, style) = match self.activity {
             Activity::Idle => ("idle".to_string(), dim),
@@ -80,6 +110,9 @@ impl StatusView<'_> {
                 format!("running {n} tool{}", if n == 1 { "" } else { "s" }),
                 Style::new().fg(Color::Blue),
             ),
+            Activity::Retrying { attempt } if compact => {
+                (format!("retry #{attempt}"), Style::new().fg(Color::Yellow))
+            }
             Activity::Retrying { attempt } => (
                 format!("retrying (attempt {attempt})"),
                 Style::new().fg(Color::Yellow),
@@ -91,7 +124,7 @@ impl StatusView<'_> {
             _ => state,
         };
         spans.push(Span::styled(state, style.add_modifier(Modifier::BOLD)));
-        if self.activity != Activity::Idle {
+        if self.activity != Activity::Idle && !compact {
             spans.push(Span::styled(" (esc to interrupt)", dim));
         }
         if self.queued > 0 {
