@@ -15,10 +15,26 @@ const HEIGHT: u16 = 40;
 
 fn answer_text(deltas: usize) -> Vec<String> {
     let words = [
-        "The ", "parser ", "reads ", "`tokens` ", "and ", "**builds** ", "a ", "tree", ".\n",
-        "- item ", "one\n", "\n", "```rust\n", "fn main() {}\n", "```\n", "\n",
+        "The ",
+        "parser ",
+        "reads ",
+        "`tokens` ",
+        "and ",
+        "**builds** ",
+        "a ",
+        "tree",
+        ".\n",
+        "- item ",
+        "one\n",
+        "\n",
+        "```rust\n",
+        "fn main() {}\n",
+        "```\n",
+        "\n",
     ];
-    (0..deltas).map(|i| words[i % words.len()].to_string()).collect()
+    (0..deltas)
+        .map(|i| words[i % words.len()].to_string())
+        .collect()
 }
 
 fn delta(text: &str) -> AgentEvent {
@@ -41,7 +57,8 @@ fn started_app() -> App {
 fn first_frame(c: &mut Criterion) {
     c.bench_function("first_frame_empty_session", |b| {
         b.iter(|| {
-            let mut screen = Screen::new(TestBackend::new(WIDTH, HEIGHT)).unwrap_or_else(|e| panic!("{e}"));
+            let mut screen =
+                Screen::new(TestBackend::new(WIDTH, HEIGHT)).unwrap_or_else(|e| panic!("{e}"));
             let mut app = App::new(TuiOptions::default(), WIDTH, HEIGHT, Instant::now(), 0);
             screen.draw(&mut app).unwrap_or_else(|e| panic!("{e}"));
             black_box(screen.backend().buffer().area);
@@ -53,7 +70,8 @@ fn frame_during_stream(c: &mut Criterion) {
     let pieces = answer_text(20_000);
     const PER_FRAME: usize = 8;
     c.bench_function("frame_during_20k_delta_stream", |b| {
-        let mut screen = Screen::new(TestBackend::new(WIDTH, HEIGHT)).unwrap_or_else(|e| panic!("{e}"));
+        let mut screen =
+            Screen::new(TestBackend::new(WIDTH, HEIGHT)).unwrap_or_else(|e| panic!("{e}"));
         let mut app = started_app();
         let mut next = 0;
         b.iter(|| {
@@ -70,7 +88,8 @@ fn frame_during_stream(c: &mut Criterion) {
     });
     c.bench_function("whole_20k_delta_stream_one_frame_per_8_deltas", |b| {
         b.iter(|| {
-            let mut screen = Screen::new(TestBackend::new(WIDTH, HEIGHT)).unwrap_or_else(|e| panic!("{e}"));
+            let mut screen =
+                Screen::new(TestBackend::new(WIDTH, HEIGHT)).unwrap_or_else(|e| panic!("{e}"));
             let mut app = started_app();
             for chunk in pieces.chunks(PER_FRAME) {
                 for piece in chunk {

@@ -65,9 +65,10 @@ async fn keys_become_ops_inputs_are_drawn_and_ctrl_d_quits() {
         std::future::pending(),
         LoopConfig::default(),
     );
-    let (result, ()) = tokio::time::timeout(Duration::from_secs(10), async { tokio::join!(ui, driver) })
-        .await
-        .unwrap();
+    let (result, ()) =
+        tokio::time::timeout(Duration::from_secs(10), async { tokio::join!(ui, driver) })
+            .await
+            .unwrap();
     result.unwrap();
     assert!(app.should_quit());
     let text = screen.backend().to_string();
@@ -93,7 +94,10 @@ async fn the_loop_ends_on_shutdown_and_when_the_runtime_goes_away() {
         async {},
         LoopConfig::default(),
     );
-    tokio::time::timeout(Duration::from_secs(5), done).await.unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), done)
+        .await
+        .unwrap()
+        .unwrap();
 
     let (_key_tx, key_rx) = fmpsc::unbounded::<io::Result<Event>>();
     drop(in_tx);
@@ -106,7 +110,10 @@ async fn the_loop_ends_on_shutdown_and_when_the_runtime_goes_away() {
         std::future::pending(),
         LoopConfig::default(),
     );
-    tokio::time::timeout(Duration::from_secs(5), done).await.unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(5), done)
+        .await
+        .unwrap()
+        .unwrap();
 }
 
 #[test]

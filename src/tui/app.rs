@@ -9,18 +9,17 @@
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event as TermEvent, KeyEventKind};
+use crossterm::event::Event as TermEvent;
 use ratatui::text::Line;
 
 use super::bridge::{NoticeLevel, Op, RuntimeStatus, SessionHeader, TuiOptions, UiInput};
-use super::keymap::{Action, action};
 use super::stream::MarkdownStream;
 use super::transcript::{TranscriptItem, TranscriptView};
 use super::view::composer::Composer;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::{Activity, StatusView};
 use super::view::tool_pane::ToolPane;
-use super::view::{notice, output_cell, session_header, slash_popup, thought_cell, user_cell};
+use super::view::{notice, output_cell, session_header, thought_cell, user_cell};
 use crate::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
 
 /// Time within which a second Ctrl+C quits.
@@ -78,13 +77,13 @@ pub struct App {
     pub(crate) popup: Popup,
     pub(crate) slash_selected: usize,
     pub(crate) overlay: Option<TranscriptView>,
-    transcript: Vec<TranscriptItem>,
+    pub(crate) transcript: Vec<TranscriptItem>,
     pending: Vec<Line<'static>>,
     committed_any: bool,
-    ops: Vec<Op>,
-    last_ctrl_c: Option<Instant>,
+    pub(crate) ops: Vec<Op>,
+    pub(crate) last_ctrl_c: Option<Instant>,
     pub(crate) hint: Option<(String, Instant)>,
-    quit: bool,
+    pub(crate) quit: bool,
     dirty: bool,
 }
 
@@ -231,6 +230,10 @@ impl App {
             UiInput::Status(status) => {
                 if !status.is_running && self.running && self.live_is_empty() {
                     self.set_idle();
+                } else if status.is_running && !self.running {
+                    self.running = true;
+                    self.activity = Activity::Thinking;
+                    self.turn_started = Some(self.now);
                 }
                 self.status = status;
             }
@@ -538,165 +541,6 @@ impl App {
         }
         self.committed_any = true;
         self.pending.extend(lines);
-    }
-
-    fn on_terminal(&mut self, event: TermEvent) {
-        match event {
-            TermEvent::Key(key) if key.kind != KeyEventKind::Release => {
-                if let Some(overlay) = self.overlay.as_mut() {
-                    if overlay.key(key) {
-                        self.overlay = None;
-                    }
-                    return;
-                }
-                self.on_action(action(key));
-            }
-            TermEvent::Paste(text) => match &mut self.popup {
-                Popup::Picker(picker) => text
-                    .chars()
-                    .filter(|c| !c.is_control())
-                    .for_each(|c| picker.type_char(c)),
-                Popup::None => self.composer.paste(&text),
-            },
-            TermEvent::Resize(width, height) => {
-                self.width = width.max(10);
-                self.height = height;
-            }
-            _ => {}
-        }
-    }
-
-    fn on_action(&mut self, act: Action) {
-        if let Popup::Picker(picker) = &mut self.popup {
-            match act {
-                Action::Escape => self.popup = Popup::None,
-                Action::Up => picker.step(-1),
-                Action::Down => picker.step(1),
-                Action::Submit => {
-                    if let Some(row) = picker.chosen() {
-                        self.ops.push(Op::Resume(row.id.clone()));
-                    }
-                    self.popup = Popup::None;
-                }
-                Action::Edit(key) => match key.code {
-                    crossterm::event::KeyCode::Char(c) => picker.type_char(c),
-                    crossterm::event::KeyCode::Backspace => picker.backspace(),
-                    _ => {}
-                },
-                Action::CtrlC => self.popup = Popup::None,
-                _ => {}
-            }
-            return;
-        }
-        let slash = slash_popup::matches(&self.composer.text());
-        match act {
-            Action::Submit => self.submit(),
-            Action::Newline => self.composer.newline(),
-            Action::Escape => {
-                if !slash.is_empty() {
-                    self.composer.clear();
-                } else if self.running {
-                    self.ops.push(Op::Interrupt);
-                }
-            }
-            Action::CtrlC => self.ctrl_c(),
-            Action::CtrlD => {
-                if self.composer.is_empty() {
-                    self.quit = true;
-                }
-            }
-            Action::Transcript => {
-                self.overlay = Some(TranscriptView::open(&self.transcript, self.height));
-            }
-            Action::Up if !slash.is_empty() => {
-                self.slash_selected = self.slash_selected.saturating_sub(1);
-            }
-            Action::Down if !slash.is_empty() => {
-                self.slash_selected = (self.slash_selected + 1).min(slash.len() - 1);
-            }
-            Action::Up => {
-                if !(self.composer.cursor_on_first_line() && self.composer.history_prev()) {
-                    self.composer.key(crossterm::event::KeyEvent::from(
-                        crossterm::event::KeyCode::Up,
-                    ));
-                }
-            }
-            Action::Down => {
-                if !(self.composer.cursor_on_last_line() && self.composer.history_next()) {
-                    self.composer.key(crossterm::event::KeyEvent::from(
-                        crossterm::event::KeyCode::Down,
-                    ));
-                }
-            }
-            Action::Complete => {
-                if let Some(cmd) = slash.get(self.slash_selected.min(slash.len().saturating_sub(1)))
-                {
-                    let text = if cmd.args.is_empty() {
-                        format!("/{}", cmd.name)
-                    } else {
-                        format!("/{} ", cmd.name)
-                    };
-                    self.composer.set_text(&text);
-                }
-            }
-            Action::Edit(key) => {
-                self.composer.key(key);
-                self.slash_selected = 0;
-            }
-            Action::Ignore => {}
-        }
-    }
-
-    fn ctrl_c(&mut self) {
-        let now = self.now;
-        if self
-            .last_ctrl_c
-            .is_some_and(|t| now.saturating_duration_since(t) < DOUBLE_PRESS)
-        {
-            self.quit = true;
-            return;
-        }
-        self.last_ctrl_c = Some(now);
-        if self.running {
-            self.ops.push(Op::Interrupt);
-        } else if !self.composer.is_empty() {
-            self.composer.clear();
-        } else {
-            self.hint = Some(("press Ctrl+C again to quit".to_string(), now));
-        }
-    }
-
-    fn submit(&mut self) {
-        let text = self.composer.text();
-        if text.trim().is_empty() {
-            return;
-        }
-        let slash = slash_popup::matches(&text);
-        if let Some(cmd) = slash.get(self.slash_selected.min(slash.len().saturating_sub(1))) {
-            if text != format!("/{}", cmd.name) && !cmd.args.is_empty() {
-                self.composer.set_text(&format!("/{} ", cmd.name));
-                return;
-            }
-            self.composer.set_text(&format!("/{}", cmd.name));
-        }
-        let text = self.composer.submit();
-        self.slash_selected = 0;
-        if let Some(command) = text.strip_prefix('/') {
-            super::commands::run(self, command);
-        } else {
-            self.send_prompt(text);
-        }
-    }
-
-    fn send_prompt(&mut self, text: String) {
-        if self.running {
-            self.queued.push(text.clone());
-        } else {
-            self.running = true;
-            self.activity = Activity::Thinking;
-            self.turn_started = Some(self.now);
-        }
-        self.ops.push(Op::Prompt(text));
     }
 
     pub(crate) fn push_op(&mut self, op: Op) {
