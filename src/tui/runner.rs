@@ -14,7 +14,9 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use futures::{FutureExt, Stream, StreamExt};
+use std::task::Poll;
+
+use futures::{Stream, StreamExt, future};
 use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
@@ -200,7 +202,12 @@ where
         while let Ok(input) = inputs.try_recv() {
             app.update(AppMsg::Input(input));
         }
-        while let Some(Some(Ok(event))) = events.next().now_or_never() {
+        // Poll with this task's waker, never a no-op one: crossterm's
+        // EventStream keeps the waker of the first pending poll, so a no-op
+        // waker here would leave the UI deaf to later keys.
+        while let Poll::Ready(Some(Ok(event))) =
+            future::poll_fn(|cx| Poll::Ready(events.poll_next_unpin(cx))).await
+        {
             app.update(AppMsg::Terminal(event));
         }
         for op in app.take_ops() {
