@@ -80,6 +80,8 @@ where
                 Some(prev) if prev.area == area => prev,
                 _ => {
                     backend.enter_alt_screen()?;
+                    // Clears the alternate screen only; the main screen and
+                    // its scrollback are untouched.
                     backend
                         .clear_region(ratatui::backend::ClearType::All)
                         .map_err(io_err)?;
