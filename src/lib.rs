@@ -8,3 +8,4 @@ pub mod context;
 pub mod protocol;
 pub mod session;
 pub mod tool;
+pub mod tui;

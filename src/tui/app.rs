@@ -1,0 +1,553 @@
+//! The view-model: one [`App`] that every message updates and every frame
+//! renders.
+//!
+//! `update` is the only mutator. Lines that are final go to a pending
+//! scrollback queue that the run loop drains into the terminal once
+//! ([`App::take_committed`]); ops for the runtime collect in an outbox
+//! ([`App::take_ops`]). Committed cells are not kept as rendered lines: the
+//! transcript keeps the raw events instead.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::Event as TermEvent;
+use ratatui::text::Line;
+
+use super::bridge::{NoticeLevel, Op, RuntimeStatus, SessionHeader, TuiOptions, UiInput};
+use super::stream::MarkdownStream;
+use super::transcript::{TranscriptItem, TranscriptView};
+use super::view::composer::Composer;
+use super::view::resume_picker::ResumePicker;
+use super::view::status_line::{Activity, StatusView};
+use super::view::tool_pane::ToolPane;
+use super::view::{notice, output_cell, session_header, thought_cell, user_cell};
+use crate::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
+
+/// Time within which a second Ctrl+C quits.
+const DOUBLE_PRESS: Duration = Duration::from_secs(1);
+
+/// A message for [`App::update`].
+#[derive(Debug, Clone)]
+pub enum AppMsg {
+    /// Something from the runtime.
+    Input(UiInput),
+    /// A terminal event (key, paste, resize).
+    Terminal(TermEvent),
+    /// Time passed (spinner, elapsed time, hint expiry).
+    Tick,
+}
+
+pub(crate) struct LiveThought {
+    pub(crate) text: String,
+    started: Instant,
+}
+
+pub(crate) struct LiveOutput {
+    pub(crate) stream: MarkdownStream,
+    committed_any: bool,
+}
+
+pub(crate) struct LiveTool {
+    pub(crate) pane: ToolPane,
+    pub(crate) started: Option<Instant>,
+}
+
+pub(crate) enum Popup {
+    None,
+    Picker(ResumePicker),
+}
+
+/// The UI's whole state.
+pub struct App {
+    pub(crate) opts: TuiOptions,
+    pub(crate) width: u16,
+    pub(crate) height: u16,
+    pub(crate) now: Instant,
+    pub(crate) now_ms: u64,
+    pub(crate) tick: u64,
+    pub(crate) composer: Composer,
+    pub(crate) status: RuntimeStatus,
+    pub(crate) running: bool,
+    pub(crate) activity: Activity,
+    pub(crate) turn_started: Option<Instant>,
+    pub(crate) thought: Option<LiveThought>,
+    thought_done: Option<Meta>,
+    pub(crate) output: Option<LiveOutput>,
+    pub(crate) tools: Vec<LiveTool>,
+    pub(crate) queued: Vec<String>,
+    pub(crate) popup: Popup,
+    pub(crate) slash_selected: usize,
+    pub(crate) overlay: Option<TranscriptView>,
+    pub(crate) transcript: Vec<TranscriptItem>,
+    pending: Vec<Line<'static>>,
+    committed_any: bool,
+    pub(crate) ops: Vec<Op>,
+    pub(crate) last_ctrl_c: Option<Instant>,
+    pub(crate) hint: Option<(String, Instant)>,
+    pub(crate) quit: bool,
+    dirty: bool,
+}
+
+impl App {
+    /// A fresh view-model for a `width`×`height` terminal, with the time
+    /// given (tests pass fixed clocks; the run loop passes real ones).
+    pub fn new(opts: TuiOptions, width: u16, height: u16, now: Instant, now_ms: u64) -> Self {
+        let composer = Composer::new(opts.history_path.clone());
+        let mut app = Self {
+            opts,
+            width: width.max(10),
+            height,
+            now,
+            now_ms,
+            tick: 0,
+            composer,
+            status: RuntimeStatus::default(),
+            running: false,
+            activity: Activity::Idle,
+            turn_started: None,
+            thought: None,
+            thought_done: None,
+            output: None,
+            tools: Vec::new(),
+            queued: Vec::new(),
+            popup: Popup::None,
+            slash_selected: 0,
+            overlay: None,
+            transcript: Vec::new(),
+            pending: Vec::new(),
+            committed_any: false,
+            ops: Vec::new(),
+            last_ctrl_c: None,
+            hint: None,
+            quit: false,
+            dirty: true,
+        };
+        if let Some(message) = app.opts.no_model_message.clone() {
+            app.notice(NoticeLevel::Warn, &message);
+        }
+        if let Some(prompt) = app
+            .opts
+            .initial_prompt
+            .clone()
+            .filter(|p| !p.trim().is_empty())
+        {
+            app.send_prompt(prompt);
+        }
+        app
+    }
+
+    /// Sets the clock used by the next updates and renders.
+    pub fn set_time(&mut self, now: Instant, now_ms: u64) {
+        self.now = now;
+        self.now_ms = now_ms;
+    }
+
+    /// Ops produced since the last call, in order.
+    pub fn take_ops(&mut self) -> Vec<Op> {
+        std::mem::take(&mut self.ops)
+    }
+
+    /// Lines that became final since the last call, wrapped to the width
+    /// at which they were committed; the run loop writes them to scrollback.
+    pub fn take_committed(&mut self) -> Vec<Line<'static>> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Whether the user asked to leave.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Whether anything visible changed since the last [`App::mark_drawn`].
+    pub fn is_dirty(&self) -> bool {
+        self.dirty || !self.pending.is_empty()
+    }
+
+    /// Records that the current state is on screen.
+    pub fn mark_drawn(&mut self) {
+        self.dirty = false;
+    }
+
+    /// Whether something on screen moves by itself (spinner, elapsed time,
+    /// a hint that expires), so the loop must keep ticking.
+    pub fn is_animating(&self) -> bool {
+        self.activity != Activity::Idle || self.hint.is_some()
+    }
+
+    /// Whether the transcript overlay is open.
+    pub fn overlay_open(&self) -> bool {
+        self.overlay.is_some()
+    }
+
+    /// The text in the composer.
+    pub fn composer_text(&self) -> String {
+        self.composer.text()
+    }
+
+    /// Prompts shown as queued.
+    pub fn queued(&self) -> &[String] {
+        &self.queued
+    }
+
+    /// The current activity.
+    pub fn activity(&self) -> Activity {
+        self.activity
+    }
+
+    /// The status line as it would be drawn now.
+    pub fn status_view(&self) -> StatusView<'_> {
+        StatusView {
+            status: &self.status,
+            activity: self.activity,
+            elapsed: self
+                .turn_started
+                .map(|t| self.now.saturating_duration_since(t)),
+            queued: self.queued.len(),
+            hint: self.hint.as_ref().map(|(h, _)| h.as_str()),
+        }
+    }
+
+    /// Applies one message.
+    pub fn update(&mut self, msg: AppMsg) {
+        self.dirty = true;
+        match msg {
+            AppMsg::Input(input) => self.on_input(input),
+            AppMsg::Terminal(event) => self.on_terminal(event),
+            AppMsg::Tick => {
+                self.tick = self.tick.wrapping_add(1);
+                if let Some((_, at)) = &self.hint
+                    && self.now.saturating_duration_since(*at) >= DOUBLE_PRESS
+                {
+                    self.hint = None;
+                }
+            }
+        }
+    }
+
+    fn on_input(&mut self, input: UiInput) {
+        match input {
+            UiInput::Event(event) => self.on_event(event, false),
+            UiInput::Session { header, recent } => self.on_session(header, recent),
+            UiInput::Status(status) => {
+                if !status.is_running && self.running && self.live_is_empty() {
+                    self.set_idle();
+                } else if status.is_running && !self.running {
+                    self.running = true;
+                    self.activity = Activity::Thinking;
+                    self.turn_started = Some(self.now);
+                }
+                self.status = status;
+            }
+            UiInput::Retrying {
+                attempt,
+                delay,
+                message,
+            } => {
+                self.activity = Activity::Retrying { attempt };
+                let text = format!(
+                    "retrying in {}s (attempt {attempt}): {message}",
+                    delay.as_secs().max(1)
+                );
+                self.notice(NoticeLevel::Warn, &text);
+            }
+            UiInput::Notice { level, text } => self.notice(level, &text),
+            UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
+            UiInput::QueuedReturned(prompts) => {
+                let mut parts: Vec<String> = prompts;
+                self.queued.retain(|q| !parts.contains(q));
+                let draft = self.composer.text();
+                if !draft.trim().is_empty() {
+                    parts.push(draft);
+                }
+                self.composer.set_text(&parts.join("\n"));
+            }
+        }
+    }
+
+    fn on_session(&mut self, header: SessionHeader, recent: Vec<AgentEvent>) {
+        self.flush_live(false);
+        self.set_idle();
+        self.queued.clear();
+        self.transcript.clear();
+        self.status.session_id = header.id.clone();
+        let lines = session_header::lines(&header, self.now_ms, self.width);
+        self.commit_cell(lines);
+        self.transcript.push(TranscriptItem::Header(header));
+        for event in recent {
+            self.on_event(event, true);
+        }
+        self.flush_live(true);
+    }
+
+    /// Handles one agent event; `replay` marks history printed on resume
+    /// (no timing, no state change).
+    fn on_event(&mut self, event: AgentEvent, replay: bool) {
+        if !event.is_transient() {
+            self.transcript.push(TranscriptItem::Event(event.clone()));
+        }
+        match event {
+            AgentEvent::Input { text, source, .. } => {
+                self.flush_live(replay);
+                match source {
+                    InputSource::User => {
+                        if let Some(i) = self.queued.iter().position(|q| *q == text) {
+                            self.queued.remove(i);
+                        }
+                        let lines = user_cell::lines(&text, self.width);
+                        self.commit_cell(lines);
+                    }
+                    InputSource::System => {
+                        let first = text.lines().next().unwrap_or("").to_string();
+                        self.notice(NoticeLevel::Info, &format!("system: {first}"));
+                    }
+                }
+                if !replay {
+                    self.running = true;
+                    self.activity = Activity::Thinking;
+                    self.turn_started.get_or_insert(self.now);
+                }
+            }
+            AgentEvent::ThoughtDelta { text, .. } => {
+                let now = self.now;
+                self.thought
+                    .get_or_insert_with(|| LiveThought {
+                        text: String::new(),
+                        started: now,
+                    })
+                    .text
+                    .push_str(&text);
+                self.activity = Activity::Thinking;
+            }
+            AgentEvent::Thought { text, meta } => {
+                if self.thought_done == Some(meta) {
+                    return;
+                }
+                let took = self
+                    .thought
+                    .take()
+                    .map(|t| self.now.saturating_duration_since(t.started));
+                let lines =
+                    thought_cell::done_lines(&text, took, self.opts.show_thoughts, self.width);
+                self.commit_cell(lines);
+                self.thought_done = Some(meta);
+            }
+            AgentEvent::OutputDelta { text, meta } => {
+                self.collapse_thought(meta);
+                let live = self.output.get_or_insert_with(|| LiveOutput {
+                    stream: MarkdownStream::new(),
+                    committed_any: false,
+                });
+                let lines = live.stream.push(&text);
+                self.commit_output(lines);
+                self.activity = Activity::Streaming;
+            }
+            AgentEvent::Output { text, meta } => {
+                self.collapse_thought(meta);
+                match self.output.as_mut() {
+                    Some(live) => {
+                        if let Some(rest) = text.strip_prefix(live.stream.received()) {
+                            let lines = live.stream.push(rest);
+                            self.commit_output(lines);
+                        }
+                        self.finish_output();
+                    }
+                    None => {
+                        let lines = MarkdownStream::render_all(&text);
+                        let lines = output_cell::wrap(lines, self.width);
+                        self.commit_cell(lines);
+                    }
+                }
+            }
+            AgentEvent::ToolCalls { calls, meta } => {
+                self.collapse_thought(meta);
+                self.finish_output();
+                let started = if replay { None } else { Some(self.now) };
+                self.tools.extend(calls.into_iter().map(|call| LiveTool {
+                    pane: ToolPane::new(call),
+                    started,
+                }));
+                if !replay {
+                    self.activity = Activity::RunningTools(self.tools.len());
+                }
+            }
+            AgentEvent::ToolResult { outcome, .. } => {
+                let now = self.now;
+                match self
+                    .tools
+                    .iter_mut()
+                    .find(|t| t.pane.call.id == outcome.id && t.pane.outcome.is_none())
+                {
+                    Some(tool) => {
+                        tool.pane.took = tool.started.map(|s| now.saturating_duration_since(s));
+                        tool.pane.outcome = Some(outcome);
+                    }
+                    None => {
+                        let call = ToolCall {
+                            id: outcome.id.clone(),
+                            name: outcome.name.clone(),
+                            args: serde_json::Value::Object(Default::default()),
+                        };
+                        let mut pane = ToolPane::new(call);
+                        pane.outcome = Some(outcome);
+                        self.tools.push(LiveTool {
+                            pane,
+                            started: None,
+                        });
+                    }
+                }
+                self.commit_finished_tools();
+                if !replay {
+                    let running = self
+                        .tools
+                        .iter()
+                        .filter(|t| t.pane.outcome.is_none())
+                        .count();
+                    self.activity = if running > 0 {
+                        Activity::RunningTools(running)
+                    } else {
+                        Activity::Thinking
+                    };
+                }
+            }
+            AgentEvent::AgentStop { cause, message, .. } => {
+                self.flush_live(replay);
+                let detail = if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {message}")
+                };
+                match cause {
+                    StopCause::Done => {}
+                    StopCause::User => {
+                        self.notice(NoticeLevel::Warn, &format!("interrupted{detail}"))
+                    }
+                    StopCause::Llm => {
+                        self.notice(NoticeLevel::Error, &format!("model call failed{detail}"))
+                    }
+                    StopCause::Runtime => {
+                        self.notice(NoticeLevel::Error, &format!("turn stopped{detail}"))
+                    }
+                }
+                if !replay {
+                    self.set_idle();
+                }
+            }
+            AgentEvent::AgentTrace { .. } => {}
+            AgentEvent::AgentSummary { covers_through, .. } => {
+                let text = format!(
+                    "context compacted (summary through turn {} step {})",
+                    covers_through.turn, covers_through.step
+                );
+                let lines = notice::lines(NoticeLevel::Info, &text, self.width);
+                self.commit_cell(lines);
+            }
+        }
+    }
+
+    fn set_idle(&mut self) {
+        self.running = false;
+        self.activity = Activity::Idle;
+        self.turn_started = None;
+    }
+
+    fn live_is_empty(&self) -> bool {
+        self.thought.is_none() && self.output.is_none() && self.tools.is_empty()
+    }
+
+    fn collapse_thought(&mut self, meta: Meta) {
+        if let Some(thought) = self.thought.take() {
+            let took = self.now.saturating_duration_since(thought.started);
+            let lines = thought_cell::done_lines(
+                &thought.text,
+                Some(took),
+                self.opts.show_thoughts,
+                self.width,
+            );
+            self.commit_cell(lines);
+            self.thought_done = Some(meta);
+        }
+    }
+
+    fn commit_output(&mut self, lines: Vec<Line<'static>>) {
+        if lines.is_empty() {
+            return;
+        }
+        let wrapped = output_cell::wrap(lines, self.width);
+        let first = self.output.as_ref().is_some_and(|o| !o.committed_any);
+        if first {
+            self.commit_cell(wrapped);
+        } else {
+            self.pending.extend(wrapped);
+        }
+        if let Some(live) = self.output.as_mut() {
+            live.committed_any = true;
+        }
+    }
+
+    fn finish_output(&mut self) {
+        if let Some(mut live) = self.output.take() {
+            let rest = live.stream.finish();
+            self.output = Some(live);
+            self.commit_output(rest);
+            self.output = None;
+        }
+    }
+
+    fn commit_finished_tools(&mut self) {
+        while self.tools.first().is_some_and(|t| t.pane.outcome.is_some()) {
+            let tool = self.tools.remove(0);
+            let lines = tool
+                .pane
+                .lines(None, self.tick, self.opts.tool_preview_lines, self.width);
+            self.commit_cell(lines);
+        }
+    }
+
+    /// Commits everything still live; unfinished tool calls are shown as
+    /// cancelled.
+    fn flush_live(&mut self, replay: bool) {
+        if let Some(thought) = self.thought.take() {
+            let took = (!replay).then(|| self.now.saturating_duration_since(thought.started));
+            let lines =
+                thought_cell::done_lines(&thought.text, took, self.opts.show_thoughts, self.width);
+            self.commit_cell(lines);
+        }
+        self.finish_output();
+        for tool in &mut self.tools {
+            if tool.pane.outcome.is_none() {
+                tool.pane.outcome = Some(ToolOutcome {
+                    id: tool.pane.call.id.clone(),
+                    name: tool.pane.call.name.clone(),
+                    result: "cancelled".to_string(),
+                    is_error: true,
+                });
+            }
+        }
+        self.commit_finished_tools();
+    }
+
+    pub(crate) fn notice(&mut self, level: NoticeLevel, text: &str) {
+        self.transcript
+            .push(TranscriptItem::Notice(level, text.to_string()));
+        let lines = notice::lines(level, text, self.width);
+        self.commit_cell(lines);
+    }
+
+    fn commit_cell(&mut self, lines: Vec<Line<'static>>) {
+        if lines.is_empty() {
+            return;
+        }
+        if self.committed_any {
+            self.pending.push(Line::default());
+        }
+        self.committed_any = true;
+        self.pending.extend(lines);
+    }
+
+    pub(crate) fn push_op(&mut self, op: Op) {
+        self.ops.push(op);
+    }
+
+    pub(crate) fn request_quit(&mut self) {
+        self.quit = true;
+    }
+}

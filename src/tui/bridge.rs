@@ -1,0 +1,179 @@
+//! The contract between the terminal UI and the runtime: the ops the UI
+//! sends, the inputs it receives, and the options it starts with.
+//!
+//! The UI owns the receiving end of [`UiInput`] and the sending end of
+//! [`Op`]; the runtime (wired by `main.rs`) owns the other ends. Nothing else
+//! crosses between them: the UI locks no shared state.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::protocol::AgentEvent;
+
+/// What the UI asks of the runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// Send a prompt; while a turn runs, the runtime queues it.
+    Prompt(String),
+    /// Stop the running turn at once.
+    Interrupt,
+    /// Summarise the context window now.
+    Compact,
+    /// Start a fresh session in this cwd.
+    NewSession,
+    /// Switch to the session with this id.
+    Resume(String),
+    /// List sessions (this cwd, or every cwd); answered by [`UiInput::Sessions`].
+    ListSessions {
+        /// List sessions of every cwd, not only this one.
+        all_cwds: bool,
+    },
+    /// Use this model from now on.
+    SetModel(String),
+    /// Rename the current session.
+    SetTitle(String),
+    /// Write the session as a markdown transcript (to this file, or a default path).
+    Export(Option<PathBuf>),
+    /// Report the session status (answered with a [`UiInput::Notice`]).
+    Status,
+    /// List the tools (answered with a [`UiInput::Notice`]).
+    Tools,
+    /// List the skills (answered with a [`UiInput::Notice`]).
+    Skills,
+    /// The UI is closing; flush and stop.
+    Quit,
+}
+
+/// What the runtime tells the UI.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UiInput {
+    /// Every [`AgentEvent`], deltas included, in log order.
+    Event(AgentEvent),
+    /// A session was opened (start, resume, new): print its header and the
+    /// recent turns into scrollback.
+    Session {
+        /// Which session.
+        header: SessionHeader,
+        /// Its most recent events (full events, no deltas), oldest first.
+        recent: Vec<AgentEvent>,
+    },
+    /// Fresh figures for the status line.
+    Status(RuntimeStatus),
+    /// A model call failed and will be retried after `delay`.
+    Retrying {
+        /// Retry number, from 1.
+        attempt: u32,
+        /// Wait before the retry.
+        delay: Duration,
+        /// Why the call failed.
+        message: String,
+    },
+    /// A line for the user: errors, "compacted", command output.
+    Notice {
+        /// How it is shown.
+        level: NoticeLevel,
+        /// The text (may span lines).
+        text: String,
+    },
+    /// Answer to [`Op::ListSessions`]: opens the resume picker.
+    Sessions(Vec<SessionRow>),
+    /// Prompts that were queued when the turn was interrupted; they go back
+    /// into the composer for editing.
+    QueuedReturned(Vec<String>),
+}
+
+/// How a notice is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeLevel {
+    /// Neutral information (dim).
+    Info,
+    /// Something the user should notice (yellow).
+    Warn,
+    /// A failure (red).
+    Error,
+}
+
+/// The header printed when a session is opened.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionHeader {
+    /// Session id.
+    pub id: String,
+    /// Session title (may be empty).
+    pub title: String,
+    /// Last activity, ms since the Unix epoch (0 for a new session).
+    pub updated_at: u64,
+    /// Number of turns in the session.
+    pub turns: u64,
+    /// Why this session was opened, e.g. "latest session busy in another process; started a new one".
+    pub note: Option<String>,
+}
+
+/// Figures for the status line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RuntimeStatus {
+    /// Model name.
+    pub model: String,
+    /// Provider name.
+    pub provider: String,
+    /// Context window of the model, in tokens (0 when unknown).
+    pub context_window: u64,
+    /// Tokens currently in the context window.
+    pub window_tokens: u64,
+    /// Prompts waiting behind the running turn.
+    pub queued: usize,
+    /// Current session id.
+    pub session_id: String,
+    /// Whether a turn is running.
+    pub is_running: bool,
+}
+
+/// One row of the resume picker.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionRow {
+    /// Session id.
+    pub id: String,
+    /// Title (may be empty).
+    pub title: String,
+    /// Canonical cwd the session is bound to.
+    pub cwd: String,
+    /// Last activity, ms since the Unix epoch.
+    pub updated_at: u64,
+    /// Number of turns.
+    pub turns: u64,
+}
+
+/// How the UI starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TuiOptions {
+    /// File that keeps this cwd's prompt history (JSON lines); `None` keeps
+    /// history in memory only.
+    pub history_path: Option<PathBuf>,
+    /// Show thought text (otherwise only the "thought for Ns" line).
+    pub show_thoughts: bool,
+    /// How many result lines a tool pane shows.
+    pub tool_preview_lines: usize,
+    /// Shown at start when no model is configured: what to set.
+    pub no_model_message: Option<String>,
+    /// A prompt sent as soon as the UI is up.
+    pub initial_prompt: Option<String>,
+}
+
+impl Default for TuiOptions {
+    fn default() -> Self {
+        Self {
+            history_path: None,
+            show_thoughts: true,
+            tool_preview_lines: 5,
+            no_model_message: None,
+            initial_prompt: None,
+        }
+    }
+}
+
+/// Why the UI stopped abnormally.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The terminal could not be set up, read or written.
+    #[error("terminal I/O failed: {0}")]
+    Io(#[from] std::io::Error),
+}

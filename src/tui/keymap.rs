@@ -1,0 +1,260 @@
+//! Key bindings: [`action`] says what a key press means before knowing
+//! what is on screen; the `impl App` below decides what an action does in
+//! the App's current state (popup open, agent running, composer empty).
+
+use std::time::Duration;
+
+use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::app::{App, Popup};
+use super::bridge::Op;
+use super::transcript::TranscriptView;
+use super::view::slash_popup;
+use super::view::status_line::Activity;
+
+/// Time within which a second Ctrl+C quits.
+const DOUBLE_PRESS: Duration = Duration::from_secs(1);
+
+/// What a key press asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Enter: send the prompt (or run the command, or pick the row).
+    Submit,
+    /// Shift+Enter, Alt+Enter, Ctrl+J: line break in the composer.
+    Newline,
+    /// Esc: close a popup, else interrupt.
+    Escape,
+    /// Ctrl+C: interrupt, clear, or quit on a second press.
+    CtrlC,
+    /// Ctrl+D: quit when the composer is empty.
+    CtrlD,
+    /// Ctrl+T: open the transcript.
+    Transcript,
+    /// Up arrow.
+    Up,
+    /// Down arrow.
+    Down,
+    /// Tab: complete a slash command.
+    Complete,
+    /// Any other key: an edit for the composer (or the picker filter).
+    Edit(KeyEvent),
+    /// Key releases and other noise.
+    Ignore,
+}
+
+/// Maps a key event to an action.
+pub fn action(key: KeyEvent) -> Action {
+    if key.kind == KeyEventKind::Release {
+        return Action::Ignore;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    match key.code {
+        KeyCode::Enter if shift || alt || ctrl => Action::Newline,
+        KeyCode::Enter => Action::Submit,
+        KeyCode::Char('j') if ctrl => Action::Newline,
+        KeyCode::Char('c') if ctrl => Action::CtrlC,
+        KeyCode::Char('d') if ctrl => Action::CtrlD,
+        KeyCode::Char('t') if ctrl => Action::Transcript,
+        KeyCode::Esc => Action::Escape,
+        KeyCode::Up if !ctrl && !alt => Action::Up,
+        KeyCode::Down if !ctrl && !alt => Action::Down,
+        KeyCode::Tab if !shift => Action::Complete,
+        _ => Action::Edit(key),
+    }
+}
+
+impl App {
+    pub(crate) fn on_terminal(&mut self, event: TermEvent) {
+        match event {
+            TermEvent::Key(key) if key.kind != KeyEventKind::Release => {
+                if let Some(overlay) = self.overlay.as_mut() {
+                    if overlay.key(key) {
+                        self.overlay = None;
+                    }
+                    return;
+                }
+                self.on_action(action(key));
+            }
+            TermEvent::Paste(text) => match &mut self.popup {
+                Popup::Picker(picker) => text
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .for_each(|c| picker.type_char(c)),
+                Popup::None => self.composer.paste(&text),
+            },
+            TermEvent::Resize(width, height) => {
+                self.width = width.max(10);
+                self.height = height;
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn on_action(&mut self, act: Action) {
+        if let Popup::Picker(picker) = &mut self.popup {
+            match act {
+                Action::Escape => self.popup = Popup::None,
+                Action::Up => picker.step(-1),
+                Action::Down => picker.step(1),
+                Action::Submit => {
+                    if let Some(row) = picker.chosen() {
+                        self.ops.push(Op::Resume(row.id.clone()));
+                    }
+                    self.popup = Popup::None;
+                }
+                Action::Edit(key) => match key.code {
+                    crossterm::event::KeyCode::Char(c) => picker.type_char(c),
+                    crossterm::event::KeyCode::Backspace => picker.backspace(),
+                    _ => {}
+                },
+                Action::CtrlC => self.popup = Popup::None,
+                _ => {}
+            }
+            return;
+        }
+        let slash = slash_popup::matches(&self.composer.text());
+        match act {
+            Action::Submit => self.submit(),
+            Action::Newline => self.composer.newline(),
+            Action::Escape => {
+                if !slash.is_empty() {
+                    self.composer.clear();
+                } else if self.running {
+                    self.ops.push(Op::Interrupt);
+                }
+            }
+            Action::CtrlC => self.ctrl_c(),
+            Action::CtrlD => {
+                if self.composer.is_empty() {
+                    self.quit = true;
+                }
+            }
+            Action::Transcript => {
+                self.overlay = Some(TranscriptView::open(&self.transcript, self.height));
+            }
+            Action::Up if !slash.is_empty() => {
+                self.slash_selected = self.slash_selected.saturating_sub(1);
+            }
+            Action::Down if !slash.is_empty() => {
+                self.slash_selected = (self.slash_selected + 1).min(slash.len() - 1);
+            }
+            Action::Up => {
+                if !(self.composer.cursor_on_first_line() && self.composer.history_prev()) {
+                    self.composer.key(crossterm::event::KeyEvent::from(
+                        crossterm::event::KeyCode::Up,
+                    ));
+                }
+            }
+            Action::Down => {
+                if !(self.composer.cursor_on_last_line() && self.composer.history_next()) {
+                    self.composer.key(crossterm::event::KeyEvent::from(
+                        crossterm::event::KeyCode::Down,
+                    ));
+                }
+            }
+            Action::Complete => {
+                if let Some(cmd) = slash.get(self.slash_selected.min(slash.len().saturating_sub(1)))
+                {
+                    let text = if cmd.args.is_empty() {
+                        format!("/{}", cmd.name)
+                    } else {
+                        format!("/{} ", cmd.name)
+                    };
+                    self.composer.set_text(&text);
+                }
+            }
+            Action::Edit(key) => {
+                self.composer.key(key);
+                self.slash_selected = 0;
+            }
+            Action::Ignore => {}
+        }
+    }
+
+    fn ctrl_c(&mut self) {
+        let now = self.now;
+        if self
+            .last_ctrl_c
+            .is_some_and(|t| now.saturating_duration_since(t) < DOUBLE_PRESS)
+        {
+            self.quit = true;
+            return;
+        }
+        self.last_ctrl_c = Some(now);
+        if self.running {
+            self.ops.push(Op::Interrupt);
+        } else if !self.composer.is_empty() {
+            self.composer.clear();
+        } else {
+            self.hint = Some(("press Ctrl+C again to quit".to_string(), now));
+        }
+    }
+
+    fn submit(&mut self) {
+        let text = self.composer.text();
+        if text.trim().is_empty() {
+            return;
+        }
+        let slash = slash_popup::matches(&text);
+        if let Some(cmd) = slash.get(self.slash_selected.min(slash.len().saturating_sub(1))) {
+            if text != format!("/{}", cmd.name) && !cmd.args.is_empty() {
+                self.composer.set_text(&format!("/{} ", cmd.name));
+                return;
+            }
+            self.composer.set_text(&format!("/{}", cmd.name));
+        }
+        let text = self.composer.submit();
+        self.slash_selected = 0;
+        if let Some(command) = text.strip_prefix('/') {
+            super::commands::run(self, command);
+        } else {
+            self.send_prompt(text);
+        }
+    }
+
+    pub(crate) fn send_prompt(&mut self, text: String) {
+        if self.running {
+            self.queued.push(text.clone());
+        } else {
+            self.running = true;
+            self.activity = Activity::Thinking;
+            self.turn_started = Some(self.now);
+        }
+        self.ops.push(Op::Prompt(text));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn enter_sends_and_modified_enter_or_ctrl_j_breaks_the_line() {
+        assert_eq!(
+            action(key(KeyCode::Enter, KeyModifiers::NONE)),
+            Action::Submit
+        );
+        assert_eq!(
+            action(key(KeyCode::Enter, KeyModifiers::SHIFT)),
+            Action::Newline
+        );
+        assert_eq!(
+            action(key(KeyCode::Enter, KeyModifiers::ALT)),
+            Action::Newline
+        );
+        assert_eq!(
+            action(key(KeyCode::Char('j'), KeyModifiers::CONTROL)),
+            Action::Newline
+        );
+        assert_eq!(
+            action(key(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Action::Edit(key(KeyCode::Char('j'), KeyModifiers::NONE))
+        );
+    }
+}

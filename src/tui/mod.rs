@@ -1,0 +1,90 @@
+//! The terminal front end: an inline ratatui UI over the event stream.
+//!
+//! Map of the module:
+//! - [`bridge`]: the contract with the runtime — [`Op`] out, [`UiInput`]
+//!   in, [`TuiOptions`], [`TuiError`].
+//! - [`app`]: the view-model [`App`]; `update(msg)` is its only mutator.
+//! - [`keymap`]: key presses to actions; [`commands`]: slash commands.
+//! - [`stream`], [`markdown`], [`highlight`], [`wrap`]: turning text into
+//!   styled, wrapped lines (streamed answers commit in complete lines).
+//! - [`view`]: one file per widget; [`view::live::render`] draws the live
+//!   area as a pure function of the App.
+//! - [`transcript`]: the Ctrl+T overlay.
+//! - [`runner`]: the generic [`runner::Screen`] and the select loop;
+//!   [`terminal`]: raw mode, restore, panic hook, terminal controls.
+//!
+//! Architecture invariant: the UI talks to the runtime only through the
+//! two channels given to [`run`]; it uses `crate::protocol` and nothing
+//! else from the crate.
+
+pub mod app;
+pub mod bridge;
+pub mod commands;
+pub mod highlight;
+pub mod keymap;
+pub mod markdown;
+pub mod runner;
+pub mod stream;
+pub mod terminal;
+pub mod transcript;
+pub mod view;
+pub mod wrap;
+
+use std::time::Instant;
+
+use crossterm::event::EventStream;
+use ratatui::backend::CrosstermBackend;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+pub use app::{App, AppMsg};
+pub use bridge::{
+    NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiError, TuiOptions, UiInput,
+};
+
+use crate::protocol::now_millis;
+
+/// Environment switch for the end-to-end test: `1` panics after the first frame.
+pub const TEST_PANIC_ENV: &str = "LIGHT_AGENT_TEST_PANIC";
+
+/// Runs the terminal UI on stdout until the user quits, the runtime closes
+/// `inputs`, or SIGTERM/SIGHUP arrives. Sends [`Op::Quit`] last. The
+/// terminal is restored on every exit path, including panics. Fails when
+/// the terminal cannot be set up or written.
+pub async fn run(
+    opts: TuiOptions,
+    ops: UnboundedSender<Op>,
+    mut inputs: UnboundedReceiver<UiInput>,
+) -> Result<(), TuiError> {
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let config = runner::LoopConfig {
+        panic_after_first_frame: std::env::var_os(TEST_PANIC_ENV).is_some_and(|v| v == "1"),
+    };
+    let guard = terminal::TerminalGuard::enter()?;
+    let (width, height) = crossterm::terminal::size()?;
+    let mut screen = runner::Screen::new(CrosstermBackend::new(std::io::stdout()))?;
+    let mut app = App::new(opts, width, height, Instant::now(), now_millis());
+    let shutdown = async {
+        tokio::select! {
+            _ = sigterm.recv() => {}
+            _ = sighup.recv() => {}
+        }
+    };
+    let result = runner::run_loop(
+        &mut screen,
+        &mut app,
+        EventStream::new(),
+        &ops,
+        &mut inputs,
+        shutdown,
+        config,
+    )
+    .await;
+    let finished = screen.finish();
+    drop(guard);
+    let _ = ops.send(Op::Quit);
+    result?;
+    finished?;
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! The prompt editor: a multi-line textarea with per-cwd history.
+//!
+//! History is a JSON-lines file (one JSON string per prompt, so multi-line
+//! prompts survive); it is read once at start and appended on each send.
+//! A history file that cannot be read or written only costs the history.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Span;
+use ratatui::widgets::Widget;
+use ratatui_textarea::{CursorMove, TextArea, WrapMode};
+
+use crate::tui::wrap::display_width;
+
+const MAX_HISTORY: usize = 1000;
+const MAX_HEIGHT: u16 = 8;
+const PROMPT: &str = "› ";
+
+/// The composer and its history.
+pub struct Composer {
+    area: TextArea<'static>,
+    history: Vec<String>,
+    recall: Option<usize>,
+    draft: String,
+    history_path: Option<PathBuf>,
+}
+
+impl Composer {
+    /// A composer whose history lives in `history_path` (if any).
+    pub fn new(history_path: Option<PathBuf>) -> Self {
+        let history = history_path
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .map(|text| {
+                let mut entries: Vec<String> = text
+                    .lines()
+                    .filter_map(|l| serde_json::from_str::<String>(l).ok())
+                    .collect();
+                let skip = entries.len().saturating_sub(MAX_HISTORY);
+                entries.drain(..skip);
+                entries
+            })
+            .unwrap_or_default();
+        Self {
+            area: fresh_area(),
+            history,
+            recall: None,
+            draft: String::new(),
+            history_path,
+        }
+    }
+
+    /// The text being edited.
+    pub fn text(&self) -> String {
+        self.area.lines().join("\n")
+    }
+
+    /// Whether nothing has been typed.
+    pub fn is_empty(&self) -> bool {
+        self.area.is_empty()
+    }
+
+    /// Replaces the text and puts the cursor at its end.
+    pub fn set_text(&mut self, text: &str) {
+        let mut area = fresh_area();
+        area.insert_str(text);
+        self.area = area;
+        self.recall = None;
+    }
+
+    /// Empties the composer.
+    pub fn clear(&mut self) {
+        self.set_text("");
+    }
+
+    /// Passes an editing key to the textarea.
+    pub fn key(&mut self, key: KeyEvent) {
+        self.area.input(key);
+    }
+
+    /// Inserts a line break at the cursor.
+    pub fn newline(&mut self) {
+        self.area.insert_newline();
+    }
+
+    /// Inserts pasted text as one edit (line endings normalised).
+    pub fn paste(&mut self, text: &str) {
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        self.area.insert_str(text);
+    }
+
+    /// Whether the cursor is on the first line (Up recalls history there).
+    pub fn cursor_on_first_line(&self) -> bool {
+        self.area.cursor().0 == 0
+    }
+
+    /// Whether the cursor is on the last line (Down moves through history there).
+    pub fn cursor_on_last_line(&self) -> bool {
+        self.area.cursor().0 + 1 >= self.area.lines().len()
+    }
+
+    /// Takes the text out for sending, records it in the history and
+    /// empties the composer.
+    pub fn submit(&mut self) -> String {
+        let text = self.text();
+        self.clear();
+        if !text.trim().is_empty() && self.history.last() != Some(&text) {
+            self.history.push(text.clone());
+            self.append_to_file(&text);
+        }
+        text
+    }
+
+    fn append_to_file(&self, text: &str) {
+        let Some(path) = &self.history_path else {
+            return;
+        };
+        let Ok(line) = serde_json::to_string(text) else {
+            return;
+        };
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(file, "{line}");
+        }
+    }
+
+    /// Recalls the previous prompt; returns false at the oldest entry.
+    pub fn history_prev(&mut self) -> bool {
+        let next = match self.recall {
+            None if self.history.is_empty() => return false,
+            None => {
+                self.draft = self.text();
+                self.history.len() - 1
+            }
+            Some(0) => return false,
+            Some(i) => i - 1,
+        };
+        self.show_recalled(next);
+        true
+    }
+
+    /// Moves to the next newer prompt, then back to the draft.
+    pub fn history_next(&mut self) -> bool {
+        match self.recall {
+            None => false,
+            Some(i) if i + 1 < self.history.len() => {
+                self.show_recalled(i + 1);
+                true
+            }
+            Some(_) => {
+                let draft = std::mem::take(&mut self.draft);
+                self.set_text(&draft);
+                true
+            }
+        }
+    }
+
+    fn show_recalled(&mut self, index: usize) {
+        let text = self.history.get(index).cloned().unwrap_or_default();
+        self.set_text(&text);
+        self.recall = Some(index);
+    }
+
+    /// Rows the composer wants at `width` (wrapped lines, 1 to 8).
+    pub fn height(&self, width: u16) -> u16 {
+        let inner = width.saturating_sub(2).max(1) as usize;
+        let rows: usize = self
+            .area
+            .lines()
+            .iter()
+            .map(|l| display_width(l).div_ceil(inner).max(1))
+            .sum();
+        (rows as u16).clamp(1, MAX_HEIGHT)
+    }
+
+    /// Where the terminal cursor belongs, relative to the composer area
+    /// (for IME placement); wrapping is not accounted for.
+    pub fn cursor_offset(&self) -> (u16, u16) {
+        let (row, col) = (self.area.cursor().0, self.area.cursor().1);
+        let line = self.area.lines().get(row).map(String::as_str).unwrap_or("");
+        let before: String = line.chars().take(col).collect();
+        (2 + display_width(&before) as u16, row as u16)
+    }
+
+    /// Moves the cursor to the end of the text.
+    pub fn move_to_end(&mut self) {
+        self.area.move_cursor(CursorMove::Bottom);
+        self.area.move_cursor(CursorMove::End);
+    }
+}
+
+fn fresh_area() -> TextArea<'static> {
+    let mut area = TextArea::default();
+    area.set_wrap_mode(WrapMode::WordOrGlyph);
+    area.set_cursor_line_style(Style::new());
+    area.set_placeholder_text("Ask anything · / for commands · Ctrl+T transcript");
+    area.set_placeholder_style(Style::new().fg(Color::DarkGray));
+    area.set_cursor_style(Style::new().add_modifier(Modifier::REVERSED));
+    area
+}
+
+impl Widget for &Composer {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.width < 3 || area.height == 0 {
+            return;
+        }
+        let marker = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
+        buf.set_span(area.x, area.y, &Span::styled(PROMPT, marker), 2);
+        let text_area = Rect {
+            x: area.x + 2,
+            width: area.width - 2,
+            ..area
+        };
+        (&self.area).render(text_area, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_is_persisted_and_recalled_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.jsonl");
+        let mut c = Composer::new(Some(path.clone()));
+        c.set_text("first");
+        c.submit();
+        c.set_text("two\nlines");
+        c.submit();
+        let mut c = Composer::new(Some(path));
+        c.set_text("draft");
+        assert!(c.history_prev());
+        assert_eq!(c.text(), "two\nlines");
+        assert!(c.history_prev());
+        assert_eq!(c.text(), "first");
+        assert!(!c.history_prev());
+        assert!(c.history_next());
+        assert!(c.history_next());
+        assert_eq!(c.text(), "draft");
+    }
+
+    #[test]
+    fn paste_keeps_lines_and_normalises_endings() {
+        let mut c = Composer::new(None);
+        c.paste("a\r\nb\rc");
+        assert_eq!(c.text(), "a\nb\nc");
+    }
+}

@@ -1,0 +1,47 @@
+//! Widgets: one file per kind of thing on screen.
+//!
+//! History cells (`user_cell`, `thought_cell`, `output_cell`, `tool_pane`,
+//! `notice`, `session_header`) render themselves into wrapped lines for a
+//! width; those lines are committed to scrollback once final. The live-area
+//! widgets (`status_line`, `composer`, `slash_popup`, `resume_picker`) are
+//! drawn each frame by [`live::render`].
+
+pub mod composer;
+pub mod live;
+pub mod notice;
+pub mod output_cell;
+pub mod resume_picker;
+pub mod session_header;
+pub mod slash_popup;
+pub mod status_line;
+pub mod thought_cell;
+pub mod tool_pane;
+pub mod user_cell;
+
+use std::time::Duration;
+
+/// Formats a duration the way the UI shows elapsed times: `0.4s`, `12s`, `3m05s`.
+pub fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs < 10 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else if secs < 60 {
+        format!("{secs}s")
+    } else {
+        format!("{}m{:02}s", secs / 60, secs % 60)
+    }
+}
+
+/// Formats the age of a timestamp (ms since the epoch) relative to `now_ms`.
+pub fn format_age(then_ms: u64, now_ms: u64) -> String {
+    if then_ms == 0 {
+        return "new".to_string();
+    }
+    let secs = now_ms.saturating_sub(then_ms) / 1000;
+    match secs {
+        0..60 => "just now".to_string(),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86_400),
+    }
+}

@@ -1,0 +1,150 @@
+//! The status line: model · context used % · state with elapsed time ·
+//! queued count · short session id.
+
+use std::time::Duration;
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use super::format_duration;
+use super::session_header::short_id;
+use crate::tui::bridge::RuntimeStatus;
+
+/// What the agent is doing, as the status line names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    /// No turn running.
+    Idle,
+    /// Waiting for the model, or reading its reasoning.
+    Thinking,
+    /// Receiving the visible answer.
+    Streaming,
+    /// Tool calls are executing.
+    RunningTools(usize),
+    /// A failed model call will be retried.
+    Retrying {
+        /// Retry number.
+        attempt: u32,
+    },
+}
+
+/// Everything the status line shows.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusView<'a> {
+    /// Runtime figures.
+    pub status: &'a RuntimeStatus,
+    /// Current activity.
+    pub activity: Activity,
+    /// Time since the turn started (None when idle).
+    pub elapsed: Option<Duration>,
+    /// Prompts waiting behind the running turn.
+    pub queued: usize,
+    /// A transient hint (e.g. "press Ctrl+C again to quit").
+    pub hint: Option<&'a str>,
+}
+
+impl StatusView<'_> {
+    /// The line for `width` columns: the full form when it fits, else a
+    /// compact one that keeps the state visible.
+    pub fn line_for(&self, width: u16) -> Line<'static> {
+        let full = self.line();
+        if full.width() <= width as usize {
+            return full;
+        }
+        let compact = self.build(true);
+        if compact.width() <= width as usize {
+            return compact;
+        }
+        // Narrower: drop the model name, then the session id — the least
+        // urgent parts.
+        let mut spans: Vec<Span<'static>> = compact.spans.into_iter().skip(2).collect();
+        if Line::from(spans.clone()).width() > width as usize && !self.status.session_id.is_empty()
+        {
+            spans.truncate(spans.len().saturating_sub(2));
+        }
+        Line::from(spans)
+    }
+
+    /// The full line.
+    pub fn line(&self) -> Line<'static> {
+        self.build(false)
+    }
+
+    fn build(&self, compact: bool) -> Line<'static> {
+        let dim = Style::new().fg(Color::DarkGray);
+        let sep = || Span::styled(" · ", dim);
+        let model = if self.status.model.is_empty() {
+            "no model"
+        } else {
+            self.status.model.as_str()
+        };
+        let mut spans = vec![Span::styled(
+            model.to_string(),
+            Style::new().fg(Color::Cyan),
+        )];
+        if let Some(pct) = self
+            .status
+            .window_tokens
+            .saturating_mul(100)
+            .checked_div(self.status.context_window)
+        {
+            let pct = pct.min(999);
+            let style = match pct {
+                0..70 => dim,
+                70..90 => Style::new().fg(Color::Yellow),
+                _ => Style::new().fg(Color::Red),
+            };
+            spans.push(sep());
+            let label = if compact {
+                format!("{pct}%")
+            } else {
+                format!("{pct}% context")
+            };
+            spans.push(Span::styled(label, style));
+        }
+        let (state, style) = match self.activity {
+            Activity::Idle => ("idle".to_string(), dim),
+            Activity::Thinking => ("thinking".to_string(), Style::new().fg(Color::Magenta)),
+            Activity::Streaming => ("streaming".to_string(), Style::new().fg(Color::Green)),
+            Activity::RunningTools(n) => (
+                format!("running {n} tool{}", if n == 1 { "" } else { "s" }),
+                Style::new().fg(Color::Blue),
+            ),
+            Activity::Retrying { attempt } if compact => {
+                (format!("retry #{attempt}"), Style::new().fg(Color::Yellow))
+            }
+            Activity::Retrying { attempt } => (
+                format!("retrying (attempt {attempt})"),
+                Style::new().fg(Color::Yellow),
+            ),
+        };
+        spans.push(sep());
+        let state = match self.elapsed {
+            Some(d) if self.activity != Activity::Idle => format!("{state} {}", format_duration(d)),
+            _ => state,
+        };
+        spans.push(Span::styled(state, style.add_modifier(Modifier::BOLD)));
+        if self.activity != Activity::Idle && !compact {
+            spans.push(Span::styled(" (esc to interrupt)", dim));
+        }
+        if self.queued > 0 {
+            spans.push(sep());
+            spans.push(Span::styled(
+                format!("{} queued", self.queued),
+                Style::new().fg(Color::Yellow),
+            ));
+        }
+        if !self.status.session_id.is_empty() {
+            spans.push(sep());
+            spans.push(Span::styled(short_id(&self.status.session_id), dim));
+        }
+        if let Some(hint) = self.hint {
+            spans.push(sep());
+            spans.push(Span::styled(
+                hint.to_string(),
+                Style::new().fg(Color::Yellow),
+            ));
+        }
+        Line::from(spans)
+    }
+}

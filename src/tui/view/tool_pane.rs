@@ -1,0 +1,213 @@
+//! One pane per tool call: name, short arguments, the model's intent, a
+//! spinner while running, ✓/✗ with the duration, and the first lines of the
+//! result.
+
+use std::time::Duration;
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use super::format_duration;
+use super::notice::truncate;
+use crate::protocol::{ToolCall, ToolOutcome};
+use crate::tui::wrap::wrap_line;
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// A tool call and, once it finished, its outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolPane {
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// The outcome, once the call finished.
+    pub outcome: Option<ToolOutcome>,
+    /// How long the call took (None when unknown, e.g. replayed history).
+    pub took: Option<Duration>,
+}
+
+impl ToolPane {
+    /// A pane for a call that has not finished.
+    pub fn new(call: ToolCall) -> Self {
+        Self {
+            call,
+            outcome: None,
+            took: None,
+        }
+    }
+
+    /// Renders the pane. `running_for` is the time since the call started
+    /// (shown while running); `tick` animates the spinner.
+    pub fn lines(
+        &self,
+        running_for: Option<Duration>,
+        tick: u64,
+        preview: usize,
+        width: u16,
+    ) -> Vec<Line<'static>> {
+        let (mark, mark_style) = match &self.outcome {
+            None => (
+                SPINNER[(tick as usize) % SPINNER.len()],
+                Style::new().fg(Color::Cyan),
+            ),
+            Some(o) if o.is_error => ("✗", Style::new().fg(Color::Red)),
+            Some(_) => ("✓", Style::new().fg(Color::Green)),
+        };
+        let mut head = vec![
+            Span::styled(format!("{mark} "), mark_style.add_modifier(Modifier::BOLD)),
+            Span::styled(
+                self.call.name.clone(),
+                Style::new().add_modifier(Modifier::BOLD),
+            ),
+        ];
+        let args = short_args(&self.call);
+        if !args.is_empty() {
+            head.push(Span::raw(format!(" {args}")));
+        }
+        let time = match (&self.outcome, self.took, running_for) {
+            (Some(_), Some(d), _) | (None, _, Some(d)) => Some(format_duration(d)),
+            _ => None,
+        };
+        if let Some(t) = time {
+            head.push(Span::styled(
+                format!(" · {t}"),
+                Style::new().fg(Color::DarkGray),
+            ));
+        }
+        let w = width as usize;
+        let mut out = wrap_line(&Line::from(head), w, &[Span::raw("  ")]);
+        let gutter = Style::new().fg(Color::DarkGray);
+        if let Some(intent) = self.call.intent() {
+            let line = Line::from(vec![
+                Span::styled("  ↳ ", gutter),
+                Span::styled(
+                    intent.to_string(),
+                    Style::new()
+                        .fg(Color::DarkGray)
+                        .add_modifier(Modifier::ITALIC),
+                ),
+            ]);
+            out.extend(wrap_line(&line, w, &[Span::raw("    ")]));
+        }
+        if let Some(outcome) = &self.outcome {
+            let body = if outcome.is_error {
+                Style::new().fg(Color::Red)
+            } else {
+                Style::new().fg(Color::Gray)
+            };
+            let lines: Vec<&str> = outcome.result.lines().collect();
+            for l in lines.iter().take(preview) {
+                out.push(Line::from(vec![
+                    Span::styled("  │ ", gutter),
+                    Span::styled(truncate(l, w.saturating_sub(4)), body),
+                ]));
+            }
+            if lines.len() > preview {
+                out.push(Line::from(Span::styled(
+                    format!("  │ +{} lines", lines.len() - preview),
+                    gutter,
+                )));
+            }
+        }
+        out
+    }
+}
+
+fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// A short form of a call's arguments: grep strings and scope, read_file
+/// path and line range, tree path; other tools show their arguments as
+/// compact JSON (without `_intent`), cut to 80 columns.
+pub fn short_args(call: &ToolCall) -> String {
+    let args = &call.args;
+    match call.name.as_str() {
+        "grep" => {
+            let strs: Vec<String> = args
+                .get("search_strs")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(|s| format!("{s:?}"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut out = strs.join(", ");
+            if let Some(scope) = str_arg(args, "scope") {
+                out.push_str(&format!(" in {scope}"));
+            }
+            out
+        }
+        "read_file" => {
+            let mut out = str_arg(args, "path").unwrap_or("?").to_string();
+            let start = args.get("start_line").and_then(Value::as_u64);
+            let end = args.get("end_line").and_then(Value::as_u64);
+            match (start, end) {
+                (Some(s), Some(e)) => out.push_str(&format!(":{s}-{e}")),
+                (Some(s), None) => out.push_str(&format!(":{s}-")),
+                (None, Some(e)) => out.push_str(&format!(":1-{e}")),
+                (None, None) => {}
+            }
+            out
+        }
+        "tree" => str_arg(args, "path").unwrap_or(".").to_string(),
+        "recall_indexed" => str_arg(args, "id").unwrap_or("").to_string(),
+        "load_skill" => str_arg(args, "name").unwrap_or("").to_string(),
+        _ => match args {
+            Value::Object(map) => {
+                let rest: serde_json::Map<String, Value> = map
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "_intent")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                if rest.is_empty() {
+                    String::new()
+                } else {
+                    truncate(&Value::Object(rest).to_string(), 80)
+                }
+            }
+            other => truncate(&other.to_string(), 80),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(name: &str, args: Value) -> ToolCall {
+        ToolCall {
+            id: "c1".into(),
+            name: name.into(),
+            args,
+        }
+    }
+
+    #[test]
+    fn short_args_name_what_each_builtin_looks_at() {
+        assert_eq!(
+            short_args(&call(
+                "grep",
+                json!({"search_strs": ["fn main", "x"], "scope": "src"})
+            )),
+            "\"fn main\", \"x\" in src"
+        );
+        assert_eq!(
+            short_args(&call(
+                "read_file",
+                json!({"path": "a.rs", "start_line": 3, "end_line": 9})
+            )),
+            "a.rs:3-9"
+        );
+        assert_eq!(short_args(&call("tree", json!({}))), ".");
+        assert_eq!(
+            short_args(&call("other", json!({"_intent": "x", "k": 1}))),
+            "{\"k\":1}"
+        );
+    }
+}

@@ -1,0 +1,134 @@
+//! Helpers shared by the TUI tests: a clock, event builders, key presses
+//! and a way to see what the App committed and shows.
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use light_agent::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
+use light_agent::tui::runner::Screen;
+use light_agent::tui::wrap::plain;
+use light_agent::tui::{App, AppMsg, TuiOptions, UiInput};
+use ratatui::backend::TestBackend;
+use serde_json::json;
+
+/// Wall clock used by every test (2026-01-01T00:00:00Z).
+pub const NOW_MS: u64 = 1_767_225_600_000;
+
+pub fn app(width: u16, height: u16) -> (App, Instant) {
+    app_with(TuiOptions::default(), width, height)
+}
+
+pub fn app_with(opts: TuiOptions, width: u16, height: u16) -> (App, Instant) {
+    let t0 = Instant::now();
+    (App::new(opts, width, height, t0, NOW_MS), t0)
+}
+
+pub fn at(app: &mut App, t0: Instant, secs: f64) {
+    app.set_time(
+        t0 + Duration::from_secs_f64(secs),
+        NOW_MS + (secs * 1000.0) as u64,
+    );
+}
+
+pub fn meta() -> Meta {
+    Meta::new(1, 1)
+}
+
+pub fn ev(app: &mut App, event: AgentEvent) {
+    app.update(AppMsg::Input(UiInput::Event(event)));
+}
+
+pub fn input(app: &mut App, input: UiInput) {
+    app.update(AppMsg::Input(input));
+}
+
+pub fn user_input(text: &str) -> AgentEvent {
+    AgentEvent::Input {
+        text: text.into(),
+        source: InputSource::User,
+        meta: meta(),
+    }
+}
+
+pub fn stop(cause: StopCause) -> AgentEvent {
+    AgentEvent::AgentStop {
+        cause,
+        message: String::new(),
+        meta: meta(),
+    }
+}
+
+pub fn grep_call(id: &str) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: "grep".into(),
+        args: json!({"search_strs": ["fn main", "Tool"], "scope": "src", "_intent": "find the entry point"}),
+    }
+}
+
+pub fn result(id: &str, name: &str, text: &str, is_error: bool) -> AgentEvent {
+    AgentEvent::ToolResult {
+        outcome: ToolOutcome {
+            id: id.into(),
+            name: name.into(),
+            result: text.into(),
+            is_error,
+        },
+        meta: meta(),
+    }
+}
+
+/// Feeds `text` as output deltas of `size` characters.
+pub fn stream_output(app: &mut App, text: &str, size: usize) {
+    let chars: Vec<char> = text.chars().collect();
+    for piece in chars.chunks(size) {
+        ev(
+            app,
+            AgentEvent::OutputDelta {
+                text: piece.iter().collect(),
+                meta: meta(),
+            },
+        );
+    }
+}
+
+/// Feeds `text` as thought deltas of `size` characters.
+pub fn stream_thought(app: &mut App, text: &str, size: usize) {
+    let chars: Vec<char> = text.chars().collect();
+    for piece in chars.chunks(size) {
+        ev(
+            app,
+            AgentEvent::ThoughtDelta {
+                text: piece.iter().collect(),
+                meta: meta(),
+            },
+        );
+    }
+}
+
+pub fn key(app: &mut App, code: KeyCode) {
+    key_mod(app, code, KeyModifiers::NONE);
+}
+
+pub fn key_mod(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
+    app.update(AppMsg::Terminal(Event::Key(KeyEvent::new(code, modifiers))));
+}
+
+pub fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// Plain text of the lines committed since the last call.
+pub fn committed(app: &mut App) -> Vec<String> {
+    app.take_committed().iter().map(plain).collect()
+}
+
+/// Draws the app on a fresh inline screen and returns the screen text.
+pub fn screen(app: &mut App, width: u16, height: u16) -> String {
+    let mut screen = Screen::new(TestBackend::new(width, height)).unwrap();
+    screen.draw(app).unwrap();
+    screen.backend().to_string()
+}
