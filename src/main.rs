@@ -67,9 +67,27 @@ async fn run(cli: Cli) -> Result<Exit> {
             );
             Ok(Exit::Success)
         }
-        None => anyhow::bail!(UsageError(
-            "the interactive UI is not built yet; use `light-agent exec PROMPT`".into()
-        )),
+        None => {
+            let choice = match (cli.new, cli.resume) {
+                (_, Some(id)) => SessionChoice::Id(id),
+                (true, None) => SessionChoice::New,
+                (false, None) => SessionChoice::Latest,
+            };
+            let setup = setup(&cli.model, cli.log_level)?;
+            let (settings, model_missing) = match setup.resolution {
+                Resolution::Ready(settings) => (settings, None),
+                Resolution::NoModel { message, settings } => (settings, Some(message)),
+            };
+            let launch = cli::interactive::Launch {
+                cwd,
+                paths: setup.paths,
+                settings,
+                model_missing,
+                choice,
+                initial_prompt: cli.prompt,
+            };
+            cli::interactive::run(launch).await
+        }
     }
 }
 
@@ -179,7 +197,7 @@ async fn run_exec(
         )
     })?;
     let (session, resumed) =
-        build::open_session(&manager, cwd, &choice, Some(title_of(&prompt))).await?;
+        build::open_session(&manager, cwd, &choice, Some(build::title_of(&prompt))).await?;
     let (agent, warnings) =
         build::agent(cwd, &setup.paths, settings, adaptor, Some(session.clone()))?;
     for warning in warnings {
@@ -197,17 +215,4 @@ async fn run_exec(
     let exit = cli::exec::run(agent, prompt, format).await;
     manager.mark_idle(session.id()).await?;
     exit
-}
-
-/// A session title from the first line of its first prompt.
-fn title_of(prompt: &str) -> String {
-    let line = prompt
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    match line.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line.to_string(),
-    }
 }

@@ -23,10 +23,12 @@ impl Worker {
             message: message.clone(),
             meta: Meta::new(turn, step),
         };
+        // The state must read idle by the time anyone sees the stop event.
+        self.shared.lock().running = None;
+        self.update_window_tokens();
         if let Err(e) = self.commit(stop).await {
             tracing::error!("{e}");
         }
-        self.update_window_tokens();
         TurnOutcome { cause, message }
     }
 

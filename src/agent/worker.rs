@@ -64,7 +64,6 @@ impl Worker {
             match job {
                 Job::Prompt { text, done } => {
                     let outcome = self.run_turn(text, cancel).await;
-                    self.shared.lock().running = None;
                     let _ = done.send(outcome);
                 }
                 Job::LoadSession { done } => {

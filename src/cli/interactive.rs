@@ -1,0 +1,346 @@
+//! The interactive host: the TUI on one side, the runtime on the other,
+//! joined only by two channels (`Op` in, `UiInput` out).
+//!
+//! [`RuntimeBridge`] owns the session manager and the current [`Agent`]; it
+//! turns UI operations into agent calls and agent events into UI input.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+use light_agent::agent::{Agent, Notice};
+use light_agent::ai::Adaptor;
+use light_agent::config::{Paths, Settings};
+use light_agent::protocol::AgentEvent;
+use light_agent::session::{AgentSession, SessionManager, SessionStatus};
+use light_agent::tui::{self, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiOptions, UiInput};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use super::Exit;
+use super::build::{self, SessionChoice};
+
+/// Events of the latest session printed into scrollback at start.
+const RECENT_EVENTS: usize = 400;
+
+/// What the interactive host starts with.
+pub struct Launch {
+    /// Canonical working directory.
+    pub cwd: PathBuf,
+    /// Config, data and log locations.
+    pub paths: Paths,
+    /// Resolved settings (`model_missing` says whether a model is usable).
+    pub settings: Settings,
+    /// Why no model can be used, if none can.
+    pub model_missing: Option<String>,
+    /// Which session to open.
+    pub choice: SessionChoice,
+    /// A prompt to send at once.
+    pub initial_prompt: Option<String>,
+}
+
+/// Runs the TUI until the user quits.
+pub async fn run(launch: Launch) -> Result<Exit> {
+    let manager = SessionManager::open(&launch.paths.db_file)?;
+    let (op_tx, op_rx) = unbounded_channel();
+    let (ui_tx, ui_rx) = unbounded_channel();
+    let opts = TuiOptions {
+        history_path: Some(history_path(&launch.paths, &launch.cwd)),
+        show_thoughts: launch.settings.tui.show_thoughts,
+        tool_preview_lines: launch.settings.tui.tool_preview_lines,
+        no_model_message: launch.model_missing.clone(),
+        initial_prompt: launch.initial_prompt.clone(),
+    };
+    let mut bridge = RuntimeBridge::start(launch, manager, ui_tx).await?;
+    let runtime = tokio::spawn(async move {
+        bridge.serve(op_rx).await;
+        bridge.shutdown().await;
+    });
+    let ui = tui::run(opts, op_tx, ui_rx).await;
+    // The op channel is closed now; the bridge interrupts, flushes and marks
+    // the session idle before we report back.
+    let _ = runtime.await;
+    ui?;
+    Ok(Exit::Success)
+}
+
+/// Prompt history file for a cwd: one file per directory in the data dir.
+fn history_path(paths: &Paths, cwd: &Path) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    cwd.hash(&mut hasher);
+    paths.data_dir.join("history").join(format!("{:016x}.jsonl", hasher.finish()))
+}
+
+struct RuntimeBridge {
+    launch: Launch,
+    manager: SessionManager,
+    ui: UnboundedSender<UiInput>,
+    adaptor: Option<Arc<dyn Adaptor>>,
+    session: AgentSession,
+    agent: Option<Agent>,
+    events: Option<UnboundedReceiver<AgentEvent>>,
+    notices: Option<UnboundedReceiver<Notice>>,
+}
+
+impl RuntimeBridge {
+    async fn start(launch: Launch, manager: SessionManager, ui: UnboundedSender<UiInput>) -> Result<Self> {
+        let adaptor = match launch.model_missing {
+            None => Some(build::adaptor(&launch.settings)?),
+            Some(_) => None,
+        };
+        let (session, note) = open_start_session(&manager, &launch.cwd, &launch.choice).await?;
+        let mut bridge = Self { launch, manager, ui, adaptor, session, agent: None, events: None, notices: None };
+        bridge.attach(note).await?;
+        Ok(bridge)
+    }
+
+    /// Shows the current session and puts an agent on it.
+    async fn attach(&mut self, note: Option<String>) -> Result<()> {
+        let info = self.manager.info(self.session.id()).await?;
+        let recent = self.session.load_tail(RECENT_EVENTS).await?;
+        let header = SessionHeader {
+            id: info.id.clone(),
+            title: info.title.clone().unwrap_or_default(),
+            updated_at: if info.events == 0 { 0 } else { info.updated_at },
+            turns: info.turns,
+            note,
+        };
+        self.send(UiInput::Session { header, recent });
+        if let Some(adaptor) = &self.adaptor {
+            let (agent, warnings) =
+                build::agent(&self.launch.cwd, &self.launch.paths, &self.launch.settings, adaptor.clone(), Some(self.session.clone()))?;
+            for warning in warnings {
+                self.notice(NoticeLevel::Warn, warning);
+            }
+            agent.load_session().await?;
+            self.events = Some(agent.subscribe());
+            self.notices = Some(agent.subscribe_notices());
+            self.agent = Some(agent);
+        }
+        self.manager.mark_running(self.session.id()).await?;
+        self.status();
+        Ok(())
+    }
+
+    async fn serve(&mut self, mut ops: UnboundedReceiver<Op>) {
+        loop {
+            tokio::select! {
+                op = ops.recv() => match op {
+                    Some(Op::Quit) | None => return,
+                    Some(op) => {
+                        if let Err(e) = self.handle(op).await {
+                            self.notice(NoticeLevel::Error, format!("{e:#}"));
+                        }
+                    }
+                },
+                Some(event) = recv(&mut self.events) => {
+                    let refresh = !event.is_transient();
+                    self.send(UiInput::Event(event));
+                    if refresh {
+                        self.status();
+                    }
+                }
+                Some(notice) = recv(&mut self.notices) => match notice {
+                    Notice::Retrying { attempt, delay, message } => self.send(UiInput::Retrying { attempt, delay, message }),
+                    Notice::Warning(text) => self.notice(NoticeLevel::Warn, text),
+                },
+            }
+        }
+    }
+
+    async fn handle(&mut self, op: Op) -> Result<()> {
+        match op {
+            Op::Prompt(text) => match &self.agent {
+                Some(agent) => {
+                    let agent = agent.clone();
+                    let info = self.manager.info(self.session.id()).await?;
+                    if info.title.is_none_or(|t| t.is_empty()) {
+                        self.manager.set_title(self.session.id(), &build::title_of(&text)).await?;
+                    }
+                    tokio::spawn(async move { agent.prompt(text).await });
+                    self.status();
+                }
+                None => self.notice(NoticeLevel::Error, self.launch.model_missing.clone().unwrap_or_default()),
+            },
+            Op::Interrupt => {
+                if let Some(agent) = &self.agent {
+                    agent.interrupt("interrupted by user");
+                    let queued = agent.take_queued();
+                    if !queued.is_empty() {
+                        self.send(UiInput::QueuedReturned(queued));
+                    }
+                }
+            }
+            Op::Compact => {
+                if let Some(agent) = &self.agent {
+                    let (agent, ui) = (agent.clone(), self.ui.clone());
+                    tokio::spawn(async move {
+                        let text = match agent.compact().await {
+                            Ok(outcome) => outcome.message,
+                            Err(e) => e.to_string(),
+                        };
+                        let _ = ui.send(UiInput::Notice { level: NoticeLevel::Info, text });
+                    });
+                }
+            }
+            Op::NewSession => {
+                let session = self.manager.create(&self.launch.cwd, None).await?;
+                self.switch_to(session).await?;
+            }
+            Op::Resume(id) => {
+                let session = self.manager.open_session(&id).await?;
+                self.switch_to(session).await?;
+            }
+            Op::ListSessions { all_cwds } => {
+                let cwd = (!all_cwds).then_some(self.launch.cwd.as_path());
+                let rows = self
+                    .manager
+                    .list(cwd, 200)
+                    .await?
+                    .into_iter()
+                    .map(|s| SessionRow {
+                        id: s.id,
+                        title: s.title.unwrap_or_default(),
+                        cwd: s.cwd.display().to_string(),
+                        updated_at: s.updated_at,
+                        turns: s.turns,
+                    })
+                    .collect();
+                self.send(UiInput::Sessions(rows));
+            }
+            Op::SetModel(model) => self.set_model(model)?,
+            Op::SetTitle(title) => {
+                self.manager.set_title(self.session.id(), &title).await?;
+                self.notice(NoticeLevel::Info, format!("session renamed to “{title}”"));
+            }
+            Op::Export(path) => {
+                let info = self.manager.info(self.session.id()).await?;
+                let events = self.session.load_all().await?;
+                let path = path.unwrap_or_else(|| self.launch.cwd.join(format!("light-agent-{}.md", info.id)));
+                std::fs::write(&path, super::sessions::to_markdown(&info, &events))?;
+                self.notice(NoticeLevel::Info, format!("exported to {}", path.display()));
+            }
+            Op::Status => {
+                let s = &self.launch.settings;
+                let tokens = self.agent.as_ref().map(|a| a.state().current_window_tokens).unwrap_or(0);
+                let text = format!(
+                    "session  {}\nmodel    {}\nprovider {} ({})\ncwd      {}\ntokens   {} of {}\ndatabase {}",
+                    self.session.id(),
+                    s.model,
+                    s.provider.name,
+                    s.provider.base_url,
+                    self.launch.cwd.display(),
+                    tokens,
+                    s.context_window,
+                    self.manager.db_path().display()
+                );
+                self.notice(NoticeLevel::Info, text);
+            }
+            Op::Tools => {
+                let names = self.agent.as_ref().map(|a| a.tool().names()).unwrap_or_default();
+                self.notice(NoticeLevel::Info, format!("tools: {}", names.join(", ")));
+            }
+            Op::Skills => {
+                let (skills, _) = light_agent::context::skills::discover(&self.launch.cwd, Some(&self.launch.paths.skills_dir));
+                let text = if skills.is_empty() {
+                    format!("no skills (put them in .agents/skills/NAME/SKILL.md or {})", self.launch.paths.skills_dir.display())
+                } else {
+                    skills.iter().map(|s| format!("{} — {}", s.name, s.description)).collect::<Vec<_>>().join("\n")
+                };
+                self.notice(NoticeLevel::Info, text);
+            }
+            Op::Quit => {}
+        }
+        Ok(())
+    }
+
+    fn set_model(&mut self, model: String) -> Result<()> {
+        let mut settings = self.launch.settings.clone();
+        settings.model = model.clone();
+        if let Some(window) = light_agent::config::builtin_context_window(&model) {
+            settings.context_window = window;
+        }
+        let adaptor = build::adaptor(&settings)?;
+        if let Some(agent) = &self.agent {
+            agent.set_adaptor(adaptor.clone())?;
+        }
+        self.adaptor = Some(adaptor);
+        self.launch.settings = settings;
+        self.notice(NoticeLevel::Info, format!("model set to {model}"));
+        self.status();
+        Ok(())
+    }
+
+    async fn switch_to(&mut self, session: AgentSession) -> Result<()> {
+        self.detach().await;
+        self.session = session;
+        self.attach(None).await
+    }
+
+    /// Stops the current agent and marks its session idle.
+    async fn detach(&mut self) {
+        if let Some(agent) = self.agent.take() {
+            agent.interrupt("session closed");
+            let _ = agent.take_queued();
+            // Let the interrupted turn commit its agent_stop before we leave.
+            for _ in 0..50 {
+                if !agent.state().is_running {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+        self.events = None;
+        self.notices = None;
+        let _ = self.manager.mark_idle(self.session.id()).await;
+    }
+
+    async fn shutdown(&mut self) {
+        self.detach().await;
+    }
+
+    fn status(&self) {
+        let state = self.agent.as_ref().map(Agent::state);
+        self.send(UiInput::Status(RuntimeStatus {
+            model: self.launch.settings.model.clone(),
+            provider: self.launch.settings.provider.name.clone(),
+            context_window: self.launch.settings.context_window,
+            window_tokens: state.map(|s| s.current_window_tokens).unwrap_or(0),
+            queued: state.map(|s| s.queued_prompts).unwrap_or(0),
+            session_id: self.session.id().to_string(),
+            is_running: state.is_some_and(|s| s.is_running),
+        }));
+    }
+
+    fn notice(&self, level: NoticeLevel, text: String) {
+        self.send(UiInput::Notice { level, text });
+    }
+
+    fn send(&self, input: UiInput) {
+        let _ = self.ui.send(input);
+    }
+}
+
+async fn recv<T>(rx: &mut Option<UnboundedReceiver<T>>) -> Option<T> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The session to start in; a latest session busy in another live process
+/// is left alone and a new one is started, with a note saying so.
+async fn open_start_session(manager: &SessionManager, cwd: &Path, choice: &SessionChoice) -> Result<(AgentSession, Option<String>)> {
+    if *choice == SessionChoice::Latest {
+        if let Some(latest) = manager.list(Some(cwd), 1).await?.into_iter().next() {
+            if latest.status == SessionStatus::Running {
+                let session = manager.create(cwd, None).await?;
+                let note = format!("session {} is running in another light-agent process; started a new one", latest.id);
+                return Ok((session, Some(note)));
+            }
+        }
+    }
+    let (session, _) = build::open_session(manager, cwd, choice, None).await?;
+    Ok((session, None))
+}
+
