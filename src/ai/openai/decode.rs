@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::ai::assemble::{StepAssembler, UsageParts};
 use crate::ai::decode::{StepTotals, WireDecoder};
-use crate::ai::http::stream_error;
+use crate::ai::http::{cut_stream_error, stream_error};
 use crate::ai::sse::{SseDecoder, SseEvent};
 use crate::ai::{AiError, AiErrorKind};
 use crate::protocol::AgentEvent;
@@ -241,12 +241,14 @@ impl WireDecoder for OpenAiDecoder {
 
     fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<StepTotals, AiError> {
         self.sse.finish(&mut self.events);
-        self.drain(out)?;
+        // An event completed only by end of input that does not parse is
+        // the tail of a cut stream, not a provider bug.
+        self.drain(out).map_err(|e| match e.kind {
+            AiErrorKind::Decode => cut_stream_error(),
+            _ => e,
+        })?;
         if !self.done && !self.finished {
-            return Err(AiError::new(
-                AiErrorKind::Transport,
-                "the model stream ended before the model finished",
-            ));
+            return Err(cut_stream_error());
         }
         std::mem::take(&mut self.step).finish(out);
         Ok(StepTotals {
