@@ -467,3 +467,45 @@ async fn generate_text_errors_are_classified() {
         (AiErrorKind::Provider, true, Some(Duration::from_secs(2)))
     );
 }
+
+#[tokio::test]
+async fn fixtures_served_in_three_byte_chunks_give_the_decoders_events() {
+    use light_agent::ai::WireDecoder;
+    for name in [
+        "openai_parallel_tools.sse",
+        "deepseek_reasoning.sse",
+        "ollama_tools.sse",
+        "openrouter_reasoning_usage.sse",
+        "anthropic_thinking_tool_use.sse",
+    ] {
+        let path = format!("{}/tests/fixtures/sse/{name}", env!("CARGO_MANIFEST_DIR"));
+        let raw = std::fs::read_to_string(path).unwrap();
+        let mock = MockModel::start([Reply::sse(raw.clone()).chunk_every(3)]).await;
+        let is_anthropic = name.starts_with("anthropic");
+        let (adaptor, mut decoder): (Box<dyn Adaptor>, Box<dyn WireDecoder>) = if is_anthropic {
+            (
+                Box::new(anthropic(&mock)),
+                Box::new(anthropic::AnthropicDecoder::new()),
+            )
+        } else {
+            (
+                Box::new(openai(&mock)),
+                Box::new(openai::OpenAiDecoder::new()),
+            )
+        };
+        let mut expected = Vec::new();
+        decoder.feed(raw.as_bytes(), &mut expected).unwrap();
+        let totals = decoder.finish(&mut expected).unwrap();
+
+        let (mut events, error) = collect(adaptor.as_ref(), CancellationToken::new()).await;
+        assert_eq!(error, None, "{name}");
+        match events.pop() {
+            Some(AgentEvent::AgentTrace { usage, model, .. }) => {
+                assert_eq!(usage, totals.usage, "{name}");
+                assert_eq!(Some(model), totals.model, "{name}");
+            }
+            other => panic!("{name}: expected a trace, got {other:?}"),
+        }
+        assert_eq!(events, expected, "{name}");
+    }
+}

@@ -317,6 +317,50 @@ fn stream_cut_before_the_finish_is_a_transport_error() {
     assert!(decoder.saw_delta());
 }
 
+#[test]
+fn a_server_that_ignores_stream_true_still_works() {
+    let body = json!({
+        "id": "x", "object": "chat.completion", "model": "local-model",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": "Checking.", "reasoning_content": "Plan.",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "tree", "arguments": "{}"}},
+                {"id": "c2", "type": "function", "function": {"name": "grep", "arguments": "{\"search_strs\":[\"a\"]}"}}
+            ]}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}
+    })
+    .to_string();
+    let bytes = body.as_bytes();
+    for k in 0..=bytes.len() {
+        let (events, totals) = decode_cut(Wire::OpenAi, bytes, &[k]);
+        assert_eq!(
+            finals(&events),
+            vec![
+                thought("Plan."),
+                output("Checking."),
+                calls(vec![
+                    ("c1", "tree", json!({})),
+                    ("c2", "grep", json!({"search_strs": ["a"]})),
+                ]),
+            ]
+        );
+        let totals = totals.unwrap();
+        assert_eq!(
+            (totals.usage.total, totals.model.as_deref()),
+            (11, Some("local-model"))
+        );
+    }
+}
+
+#[test]
+fn a_json_error_body_under_200_is_surfaced() {
+    let body = r#"{"error":{"message":"model is loading","type":"server_error"}}"#;
+    let (_, totals) = decode_cut(Wire::OpenAi, body.as_bytes(), &[]);
+    let err = totals.unwrap_err();
+    assert_eq!(err.kind, AiErrorKind::Provider);
+    assert!(err.message.contains("model is loading"), "{err}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]

@@ -2,8 +2,11 @@
 //!
 //! - [`mock_model`]: a scripted model provider on 127.0.0.1 for both wire
 //!   formats, recording every request.
+//! - [`streams`]: builders for its OpenAI and Anthropic SSE replies.
 #![allow(dead_code, unused_imports)]
 
 pub mod mock_model;
+pub mod streams;
 
-pub use mock_model::{AnthropicStream, MockModel, OpenAiStream, RecordedRequest, Reply};
+pub use mock_model::{MockModel, RecordedRequest, Reply};
+pub use streams::{AnthropicStream, OpenAiStream};

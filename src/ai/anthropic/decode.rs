@@ -124,20 +124,16 @@ impl AnthropicDecoder {
         Ok(())
     }
 
-    /// Counts are cumulative: a field present replaces the stored value.
+    /// Counts are cumulative, so a repeated field never adds; taking the
+    /// larger value also survives a proxy that repeats a field as 0.
     fn record_usage(&mut self, usage: &Value) {
-        if let Some(n) = number(usage, "input_tokens") {
-            self.prompt_tokens = n;
-        }
-        if let Some(n) = number(usage, "cache_creation_input_tokens") {
-            self.cache_write = n;
-        }
+        let field = |key| number(usage, key).unwrap_or(0);
+        self.prompt_tokens = self.prompt_tokens.max(field("input_tokens"));
+        self.cache_write = self.cache_write.max(field("cache_creation_input_tokens"));
         if let Some(n) = number(usage, "cache_read_input_tokens") {
-            self.cache_read = Some(n);
+            self.cache_read = Some(self.cache_read.unwrap_or(0).max(n));
         }
-        if let Some(n) = number(usage, "output_tokens") {
-            self.output_tokens = n;
-        }
+        self.output_tokens = self.output_tokens.max(field("output_tokens"));
     }
 
     fn drain(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
