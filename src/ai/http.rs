@@ -66,6 +66,15 @@ pub(crate) fn idle_timeout_error(idle: Duration) -> AiError {
     )
 }
 
+/// The body ended before the model finished (retryable: the caller
+/// decides whether a delta was already shown).
+pub(crate) fn cut_stream_error() -> AiError {
+    AiError::new(
+        AiErrorKind::Transport,
+        "the model stream ended before the model finished",
+    )
+}
+
 /// `Retry-After` (seconds) or OpenAI's `retry-after-ms`; HTTP dates are
 /// not honoured (the policy's own backoff applies instead).
 pub(crate) fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {

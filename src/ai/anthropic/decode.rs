@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::ai::assemble::{StepAssembler, UsageParts};
 use crate::ai::decode::{StepTotals, WireDecoder};
-use crate::ai::http::stream_error;
+use crate::ai::http::{cut_stream_error, stream_error};
 use crate::ai::sse::{SseDecoder, SseEvent};
 use crate::ai::{AiError, AiErrorKind};
 use crate::protocol::AgentEvent;
@@ -124,20 +124,16 @@ impl AnthropicDecoder {
         Ok(())
     }
 
-    /// Counts are cumulative: a field present replaces the stored value.
+    /// Counts are cumulative, so a repeated field never adds; taking the
+    /// larger value also survives a proxy that repeats a field as 0.
     fn record_usage(&mut self, usage: &Value) {
-        if let Some(n) = number(usage, "input_tokens") {
-            self.prompt_tokens = n;
-        }
-        if let Some(n) = number(usage, "cache_creation_input_tokens") {
-            self.cache_write = n;
-        }
+        let field = |key| number(usage, key).unwrap_or(0);
+        self.prompt_tokens = self.prompt_tokens.max(field("input_tokens"));
+        self.cache_write = self.cache_write.max(field("cache_creation_input_tokens"));
         if let Some(n) = number(usage, "cache_read_input_tokens") {
-            self.cache_read = Some(n);
+            self.cache_read = Some(self.cache_read.unwrap_or(0).max(n));
         }
-        if let Some(n) = number(usage, "output_tokens") {
-            self.output_tokens = n;
-        }
+        self.output_tokens = self.output_tokens.max(field("output_tokens"));
     }
 
     fn drain(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
@@ -163,12 +159,14 @@ impl WireDecoder for AnthropicDecoder {
 
     fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<StepTotals, AiError> {
         self.sse.finish(&mut self.events);
-        self.drain(out)?;
+        // An event completed only by end of input that does not parse is
+        // the tail of a cut stream, not a provider bug.
+        self.drain(out).map_err(|e| match e.kind {
+            AiErrorKind::Decode => cut_stream_error(),
+            _ => e,
+        })?;
         if !self.stopped {
-            return Err(AiError::new(
-                AiErrorKind::Transport,
-                "the model stream ended before the model finished",
-            ));
+            return Err(cut_stream_error());
         }
         std::mem::take(&mut self.step).finish(out);
         let usage = UsageParts {

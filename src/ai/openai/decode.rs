@@ -13,7 +13,9 @@
 //! - an `{"error":…}` chunk (also after a finish) or a named `event: error`
 //!   ends the stream with that error;
 //! - a body that ends without `[DONE]` is complete when a `finish_reason`
-//!   was seen, and cut otherwise.
+//!   was seen, and cut otherwise;
+//! - a server that ignores `stream: true` and answers with one JSON
+//!   completion (or a JSON error under 200) is understood too.
 
 use std::borrow::Cow;
 
@@ -22,7 +24,7 @@ use serde_json::Value;
 
 use crate::ai::assemble::{StepAssembler, UsageParts};
 use crate::ai::decode::{StepTotals, WireDecoder};
-use crate::ai::http::stream_error;
+use crate::ai::http::{cut_stream_error, stream_error};
 use crate::ai::sse::{SseDecoder, SseEvent};
 use crate::ai::{AiError, AiErrorKind};
 use crate::protocol::AgentEvent;
@@ -111,7 +113,14 @@ pub struct OpenAiDecoder {
     model: Option<String>,
     finished: bool,
     done: bool,
+    /// The body's first bytes, kept until an SSE event shows the body is a
+    /// stream; decoded as one JSON document if none ever does.
+    head: Vec<u8>,
+    saw_event: bool,
 }
+
+/// The most of a body kept for the non-streamed fallback.
+const MAX_JSON_BODY: usize = 4 * 1024 * 1024;
 
 impl OpenAiDecoder {
     /// A decoder at the start of a response body.
@@ -218,7 +227,46 @@ impl OpenAiDecoder {
         }
     }
 
+    /// Decodes a non-streamed completion (`choices[0].message`) or error.
+    fn decode_whole_body(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
+        let Ok(body) = serde_json::from_slice::<Value>(&self.head) else {
+            return Ok(());
+        };
+        if body.get("error").is_some_and(|e| !e.is_null()) {
+            return Err(stream_error(&body));
+        }
+        if let Some(model) = body.get("model").and_then(Value::as_str) {
+            self.model = Some(model.to_owned());
+        }
+        if let Some(usage) = body.get("usage") {
+            if let Ok(usage) = WireUsage::deserialize(usage) {
+                self.record_usage(&usage);
+            }
+        }
+        let Some(mut message) = body.pointer("/choices/0/message").cloned() else {
+            return Ok(());
+        };
+        if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
+            for (index, call) in calls.iter_mut().enumerate() {
+                call["index"] = Value::from(index);
+            }
+        }
+        let delta = Delta::deserialize(&message).map_err(|e| {
+            AiError::new(
+                AiErrorKind::Decode,
+                format!("cannot decode the model provider's completion: {e}"),
+            )
+        })?;
+        self.apply_delta(delta, out);
+        self.finished = true;
+        Ok(())
+    }
+
     fn drain(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
+        if !self.events.is_empty() && !self.saw_event {
+            self.saw_event = true;
+            self.head = Vec::new();
+        }
         let events = std::mem::take(&mut self.events);
         let mut result = Ok(());
         for event in &events {
@@ -235,18 +283,32 @@ impl OpenAiDecoder {
 
 impl WireDecoder for OpenAiDecoder {
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
+        if !self.saw_event {
+            if self.head.len() + chunk.len() <= MAX_JSON_BODY {
+                self.head.extend_from_slice(chunk);
+            } else {
+                // Too big to be a single completion; treat it as a stream.
+                self.saw_event = true;
+                self.head = Vec::new();
+            }
+        }
         self.sse.feed(chunk, &mut self.events);
         self.drain(out)
     }
 
     fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<StepTotals, AiError> {
         self.sse.finish(&mut self.events);
-        self.drain(out)?;
+        // An event completed only by end of input that does not parse is
+        // the tail of a cut stream, not a provider bug.
+        self.drain(out).map_err(|e| match e.kind {
+            AiErrorKind::Decode => cut_stream_error(),
+            _ => e,
+        })?;
+        if !self.saw_event {
+            self.decode_whole_body(out)?;
+        }
         if !self.done && !self.finished {
-            return Err(AiError::new(
-                AiErrorKind::Transport,
-                "the model stream ended before the model finished",
-            ));
+            return Err(cut_stream_error());
         }
         std::mem::take(&mut self.step).finish(out);
         Ok(StepTotals {

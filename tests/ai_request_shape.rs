@@ -1,0 +1,308 @@
+//! Exactly what each wire format is sent for typical histories (insta
+//! snapshots, plus explicit checks of the rules the snapshots embody).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use light_agent::ai::{StreamRequest, anthropic, openai};
+use light_agent::protocol::{
+    AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome, ToolSpec, Usage,
+};
+use serde_json::{Value, json};
+
+fn input(turn: u64, text: &str) -> AgentEvent {
+    AgentEvent::Input {
+        text: text.into(),
+        source: InputSource::User,
+        meta: Meta::new(turn, 1),
+    }
+}
+
+fn thought(turn: u64, step: u32, text: &str) -> AgentEvent {
+    AgentEvent::Thought {
+        text: text.into(),
+        meta: Meta::new(turn, step),
+    }
+}
+
+fn output(turn: u64, step: u32, text: &str) -> AgentEvent {
+    AgentEvent::Output {
+        text: text.into(),
+        meta: Meta::new(turn, step),
+    }
+}
+
+fn call(id: &str, name: &str, args: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        args,
+    }
+}
+
+fn calls(turn: u64, step: u32, calls: Vec<ToolCall>) -> AgentEvent {
+    AgentEvent::ToolCalls {
+        calls,
+        meta: Meta::new(turn, step),
+    }
+}
+
+fn result(turn: u64, step: u32, id: &str, name: &str, text: &str, is_error: bool) -> AgentEvent {
+    AgentEvent::ToolResult {
+        outcome: ToolOutcome {
+            id: id.into(),
+            name: name.into(),
+            result: text.into(),
+            is_error,
+        },
+        meta: Meta::new(turn, step),
+    }
+}
+
+fn trace(turn: u64, step: u32) -> AgentEvent {
+    AgentEvent::AgentTrace {
+        usage: Usage {
+            input: 100,
+            output: 10,
+            total: 110,
+            cached: None,
+        },
+        model: "m".into(),
+        started_at: 1,
+        ended_at: 2,
+        meta: Meta::new(turn, step),
+    }
+}
+
+fn stop(turn: u64, step: u32, cause: StopCause) -> AgentEvent {
+    AgentEvent::AgentStop {
+        cause,
+        message: String::new(),
+        meta: Meta::new(turn, step),
+    }
+}
+
+fn request(events: Vec<AgentEvent>) -> StreamRequest {
+    StreamRequest {
+        system_prompt: "You are light-agent.".into(),
+        events,
+        tools: vec![ToolSpec {
+            name: "grep".into(),
+            description: "Search file contents.".into(),
+            schema: json!({
+                "type": "object",
+                "properties": {"search_strs": {"type": "array", "items": {"type": "string"}}, "_intent": {"type": "string"}},
+                "required": ["search_strs"],
+            }),
+        }],
+    }
+}
+
+/// Both bodies, side by side.
+fn bodies(req: &StreamRequest) -> Value {
+    json!({
+        "openai": openai::build_request_body("gpt-test", req),
+        "anthropic": anthropic::build_request_body("claude-test", 8192, req),
+    })
+}
+
+fn roles(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn parallel_calls_with_reversed_results() -> Vec<AgentEvent> {
+    vec![
+        input(1, "Where is main?"),
+        thought(1, 1, "Search and read in parallel."),
+        output(1, 1, "Looking."),
+        calls(
+            1,
+            1,
+            vec![
+                call(
+                    "call_a",
+                    "grep",
+                    json!({"search_strs": ["fn main"], "_intent": "find main"}),
+                ),
+                call(
+                    "call_b",
+                    "read_file",
+                    json!({"path": "Cargo.toml", "_intent": "crate name"}),
+                ),
+            ],
+        ),
+        trace(1, 1),
+        result(
+            1,
+            1,
+            "call_b",
+            "read_file",
+            "[package]\nname = \"x\"",
+            false,
+        ),
+        result(1, 1, "call_a", "grep", "src/main.rs:1: fn main() {", false),
+        output(1, 2, "It is in src/main.rs."),
+        trace(1, 2),
+        stop(1, 2, StopCause::Done),
+    ]
+}
+
+#[test]
+fn plain_prompt() {
+    let req = request(vec![input(1, "Hello")]);
+    let bodies = bodies(&req);
+    assert_eq!(roles(&bodies["openai"]), ["system", "user"]);
+    assert_eq!(bodies["openai"]["stream_options"]["include_usage"], true);
+    assert_eq!(bodies["anthropic"]["system"], "You are light-agent.");
+    insta::assert_yaml_snapshot!(bodies);
+}
+
+#[test]
+fn parallel_tool_calls_with_results_stored_in_reverse_order() {
+    let bodies = bodies(&request(parallel_calls_with_reversed_results()));
+    let openai = &bodies["openai"];
+    assert_eq!(
+        roles(openai),
+        ["system", "user", "assistant", "tool", "tool", "assistant"]
+    );
+    assert_eq!(openai["messages"][3]["tool_call_id"], "call_a");
+    assert_eq!(openai["messages"][4]["tool_call_id"], "call_b");
+    assert_eq!(
+        openai["messages"][2]["reasoning_content"],
+        "Search and read in parallel."
+    );
+    let anthropic = &bodies["anthropic"];
+    assert_eq!(roles(anthropic), ["user", "assistant", "user", "assistant"]);
+    let results = &anthropic["messages"][2]["content"];
+    assert_eq!(results[0]["tool_use_id"], "call_a");
+    assert_eq!(results[1]["tool_use_id"], "call_b");
+    insta::assert_yaml_snapshot!(bodies);
+}
+
+#[test]
+fn error_result_is_marked_for_the_model() {
+    let req = request(vec![
+        input(1, "Search."),
+        calls(
+            1,
+            1,
+            vec![call("call_x", "grep", json!("{\"search_strs\": [\"a\""))],
+        ),
+        result(
+            1,
+            1,
+            "call_x",
+            "grep",
+            "invalid arguments: EOF while parsing",
+            true,
+        ),
+    ]);
+    let bodies = bodies(&req);
+    let tool = &bodies["openai"]["messages"][3];
+    assert_eq!(
+        tool["content"],
+        "[tool error] invalid arguments: EOF while parsing"
+    );
+    assert_eq!(
+        bodies["openai"]["messages"][2]["tool_calls"][0]["function"]["arguments"],
+        "{}"
+    );
+    let block = &bodies["anthropic"]["messages"][2]["content"][0];
+    assert_eq!(block["is_error"], true);
+    insta::assert_yaml_snapshot!(bodies);
+}
+
+#[test]
+fn unanswered_call_after_an_interrupt_gets_an_interrupted_result_and_a_note() {
+    let req = request(vec![
+        input(1, "Search everything."),
+        output(1, 1, "On it."),
+        calls(
+            1,
+            1,
+            vec![
+                call("call_done", "grep", json!({"search_strs": ["a"]})),
+                call("call_open", "grep", json!({"search_strs": ["b"]})),
+            ],
+        ),
+        result(1, 1, "call_done", "grep", "a.rs:1", false),
+        stop(1, 1, StopCause::User),
+        input(2, "Never mind, stop."),
+    ]);
+    let bodies = bodies(&req);
+    let openai = &bodies["openai"];
+    assert_eq!(
+        roles(openai),
+        [
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "user",
+            "user"
+        ]
+    );
+    assert_eq!(
+        openai["messages"][4]["content"],
+        "[tool error] interrupted by user: this tool call did not finish"
+    );
+    assert_eq!(
+        openai["messages"][5]["content"],
+        "[the previous turn was interrupted by the user]"
+    );
+    assert_eq!(roles(&bodies["anthropic"]), ["user", "assistant", "user"]);
+    insta::assert_yaml_snapshot!(bodies);
+}
+
+#[test]
+fn summary_is_a_labelled_note_where_it_sits() {
+    let req = request(vec![
+        AgentEvent::AgentSummary {
+            text: "Goal: find main. Done: located src/main.rs.".into(),
+            covers_through: Meta::new(1, 2),
+            meta: Meta::new(2, 1),
+        },
+        input(2, "Now add a flag."),
+        AgentEvent::Input {
+            text: "Skill loaded: clap.".into(),
+            source: InputSource::System,
+            meta: Meta::new(2, 1),
+        },
+        output(2, 1, "Adding it."),
+    ]);
+    let bodies = bodies(&req);
+    let openai = &bodies["openai"];
+    assert_eq!(
+        roles(openai),
+        ["system", "system", "user", "user", "assistant"]
+    );
+    let summary = openai["messages"][1]["content"].as_str().unwrap();
+    assert!(summary.starts_with("[history summary of earlier turns]\nGoal"));
+    assert_eq!(
+        openai["messages"][3]["content"],
+        "[system note] Skill loaded: clap."
+    );
+    assert_eq!(roles(&bodies["anthropic"]), ["user", "assistant"]);
+    insta::assert_yaml_snapshot!(bodies);
+}
+
+#[test]
+fn history_starting_with_the_assistant_still_opens_with_a_user_message_for_anthropic() {
+    let req = request(vec![output(1, 1, "Hi.")]);
+    let body = anthropic::build_request_body("claude-test", 8192, &req);
+    assert_eq!(roles(&body), ["user", "assistant"]);
+}
+
+#[test]
+fn no_tools_means_no_tools_field() {
+    let mut req = request(vec![input(1, "Hello")]);
+    req.tools.clear();
+    let bodies = bodies(&req);
+    assert!(bodies["openai"].get("tools").is_none());
+    assert!(bodies["openai"].get("tool_choice").is_none());
+    assert!(bodies["anthropic"].get("tools").is_none());
+}
