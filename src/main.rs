@@ -68,6 +68,14 @@ async fn run(cli: Cli) -> Result<Exit> {
             Ok(Exit::Success)
         }
         None => {
+            use std::io::IsTerminal as _;
+            if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+                return Err(UsageError(
+                    "the interactive UI needs a terminal; in scripts use `light-agent exec PROMPT`"
+                        .into(),
+                )
+                .into());
+            }
             let choice = match (cli.new, cli.resume) {
                 (_, Some(id)) => SessionChoice::Id(id),
                 (true, None) => SessionChoice::New,

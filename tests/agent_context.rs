@@ -15,7 +15,7 @@ use light_agent::protocol::{AgentEvent, StopCause};
 use light_agent::session::{AgentSession, SessionManager};
 use light_agent::tool::builtin;
 use serde_json::{Value, json};
-use support::mock_model::{MockModel, OpenAiStream, Reply};
+use support::{MockModel, OpenAiStream, Reply};
 
 fn read_call(id: &str, path: &str, intent: &str, usage_in: u64) -> Reply {
     let args = json!({ "path": path, "_intent": intent }).to_string();

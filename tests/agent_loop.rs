@@ -16,7 +16,7 @@ use light_agent::tool::{ToolDefinition, ToolOutput, builtin};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use support::mock_model::{MockModel, OpenAiStream, Reply};
+use support::{MockModel, OpenAiStream, Reply};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 struct Harness {

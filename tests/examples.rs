@@ -6,7 +6,7 @@ mod support;
 use std::path::PathBuf;
 use std::process::Command;
 
-use support::mock_model::{MockModel, OpenAiStream, Reply};
+use support::{MockModel, OpenAiStream, Reply};
 
 /// `target/<profile>/examples/<name>`; `cargo test` builds examples first.
 fn example(name: &str) -> PathBuf {

@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use light_agent::protocol::AgentEvent;
-use support::mock_model::{MockModel, OpenAiStream, Reply};
+use support::{MockModel, OpenAiStream, Reply};
 
 struct Fixture {
     _dir: tempfile::TempDir,

@@ -98,7 +98,7 @@ fn usage_errors_exit_two() {
         &["tool", "nosuchtool", "{}"],
         &["tool", "grep"],
         &["tool", "tree", "{}", "--cwd", "/definitely/not/here"],
-        &["frobnicate"],
+        &["--frobnicate"],
     ] {
         let out = light_agent(args, dir.path());
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -118,7 +118,11 @@ pub fn canonical_cwd(flag: Option<&Path>) -> Result<PathBuf> {
 
 /// A session title from the first line of its first prompt.
 pub fn title_of(prompt: &str) -> String {
-    let line = prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let line = prompt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     match line.char_indices().nth(60) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line.to_string(),

@@ -13,7 +13,9 @@ use light_agent::ai::Adaptor;
 use light_agent::config::{Paths, Settings};
 use light_agent::protocol::AgentEvent;
 use light_agent::session::{AgentSession, SessionManager, SessionStatus};
-use light_agent::tui::{self, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiOptions, UiInput};
+use light_agent::tui::{
+    self, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiOptions, UiInput,
+};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::Exit;
@@ -68,7 +70,10 @@ fn history_path(paths: &Paths, cwd: &Path) -> PathBuf {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     cwd.hash(&mut hasher);
-    paths.data_dir.join("history").join(format!("{:016x}.jsonl", hasher.finish()))
+    paths
+        .data_dir
+        .join("history")
+        .join(format!("{:016x}.jsonl", hasher.finish()))
 }
 
 struct RuntimeBridge {
@@ -83,13 +88,26 @@ struct RuntimeBridge {
 }
 
 impl RuntimeBridge {
-    async fn start(launch: Launch, manager: SessionManager, ui: UnboundedSender<UiInput>) -> Result<Self> {
+    async fn start(
+        launch: Launch,
+        manager: SessionManager,
+        ui: UnboundedSender<UiInput>,
+    ) -> Result<Self> {
         let adaptor = match launch.model_missing {
             None => Some(build::adaptor(&launch.settings)?),
             Some(_) => None,
         };
         let (session, note) = open_start_session(&manager, &launch.cwd, &launch.choice).await?;
-        let mut bridge = Self { launch, manager, ui, adaptor, session, agent: None, events: None, notices: None };
+        let mut bridge = Self {
+            launch,
+            manager,
+            ui,
+            adaptor,
+            session,
+            agent: None,
+            events: None,
+            notices: None,
+        };
         bridge.attach(note).await?;
         Ok(bridge)
     }
@@ -107,8 +125,13 @@ impl RuntimeBridge {
         };
         self.send(UiInput::Session { header, recent });
         if let Some(adaptor) = &self.adaptor {
-            let (agent, warnings) =
-                build::agent(&self.launch.cwd, &self.launch.paths, &self.launch.settings, adaptor.clone(), Some(self.session.clone()))?;
+            let (agent, warnings) = build::agent(
+                &self.launch.cwd,
+                &self.launch.paths,
+                &self.launch.settings,
+                adaptor.clone(),
+                Some(self.session.clone()),
+            )?;
             for warning in warnings {
                 self.notice(NoticeLevel::Warn, warning);
             }
@@ -155,12 +178,17 @@ impl RuntimeBridge {
                     let agent = agent.clone();
                     let info = self.manager.info(self.session.id()).await?;
                     if info.title.is_none_or(|t| t.is_empty()) {
-                        self.manager.set_title(self.session.id(), &build::title_of(&text)).await?;
+                        self.manager
+                            .set_title(self.session.id(), &build::title_of(&text))
+                            .await?;
                     }
                     tokio::spawn(async move { agent.prompt(text).await });
                     self.status();
                 }
-                None => self.notice(NoticeLevel::Error, self.launch.model_missing.clone().unwrap_or_default()),
+                None => self.notice(
+                    NoticeLevel::Error,
+                    self.launch.model_missing.clone().unwrap_or_default(),
+                ),
             },
             Op::Interrupt => {
                 if let Some(agent) = &self.agent {
@@ -179,7 +207,10 @@ impl RuntimeBridge {
                             Ok(outcome) => outcome.message,
                             Err(e) => e.to_string(),
                         };
-                        let _ = ui.send(UiInput::Notice { level: NoticeLevel::Info, text });
+                        let _ = ui.send(UiInput::Notice {
+                            level: NoticeLevel::Info,
+                            text,
+                        });
                     });
                 }
             }
@@ -216,13 +247,18 @@ impl RuntimeBridge {
             Op::Export(path) => {
                 let info = self.manager.info(self.session.id()).await?;
                 let events = self.session.load_all().await?;
-                let path = path.unwrap_or_else(|| self.launch.cwd.join(format!("light-agent-{}.md", info.id)));
+                let path = path
+                    .unwrap_or_else(|| self.launch.cwd.join(format!("light-agent-{}.md", info.id)));
                 std::fs::write(&path, super::sessions::to_markdown(&info, &events))?;
                 self.notice(NoticeLevel::Info, format!("exported to {}", path.display()));
             }
             Op::Status => {
                 let s = &self.launch.settings;
-                let tokens = self.agent.as_ref().map(|a| a.state().current_window_tokens).unwrap_or(0);
+                let tokens = self
+                    .agent
+                    .as_ref()
+                    .map(|a| a.state().current_window_tokens)
+                    .unwrap_or(0);
                 let text = format!(
                     "session  {}\nmodel    {}\nprovider {} ({})\ncwd      {}\ntokens   {} of {}\ndatabase {}",
                     self.session.id(),
@@ -237,15 +273,29 @@ impl RuntimeBridge {
                 self.notice(NoticeLevel::Info, text);
             }
             Op::Tools => {
-                let names = self.agent.as_ref().map(|a| a.tool().names()).unwrap_or_default();
+                let names = self
+                    .agent
+                    .as_ref()
+                    .map(|a| a.tool().names())
+                    .unwrap_or_default();
                 self.notice(NoticeLevel::Info, format!("tools: {}", names.join(", ")));
             }
             Op::Skills => {
-                let (skills, _) = light_agent::context::skills::discover(&self.launch.cwd, Some(&self.launch.paths.skills_dir));
+                let (skills, _) = light_agent::context::skills::discover(
+                    &self.launch.cwd,
+                    Some(&self.launch.paths.skills_dir),
+                );
                 let text = if skills.is_empty() {
-                    format!("no skills (put them in .agents/skills/NAME/SKILL.md or {})", self.launch.paths.skills_dir.display())
+                    format!(
+                        "no skills (put them in .agents/skills/NAME/SKILL.md or {})",
+                        self.launch.paths.skills_dir.display()
+                    )
                 } else {
-                    skills.iter().map(|s| format!("{} — {}", s.name, s.description)).collect::<Vec<_>>().join("\n")
+                    skills
+                        .iter()
+                        .map(|s| format!("{} — {}", s.name, s.description))
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 };
                 self.notice(NoticeLevel::Info, text);
             }
@@ -330,12 +380,19 @@ async fn recv<T>(rx: &mut Option<UnboundedReceiver<T>>) -> Option<T> {
 
 /// The session to start in; a latest session busy in another live process
 /// is left alone and a new one is started, with a note saying so.
-async fn open_start_session(manager: &SessionManager, cwd: &Path, choice: &SessionChoice) -> Result<(AgentSession, Option<String>)> {
+async fn open_start_session(
+    manager: &SessionManager,
+    cwd: &Path,
+    choice: &SessionChoice,
+) -> Result<(AgentSession, Option<String>)> {
     if *choice == SessionChoice::Latest {
         if let Some(latest) = manager.list(Some(cwd), 1).await?.into_iter().next() {
             if latest.status == SessionStatus::Running {
                 let session = manager.create(cwd, None).await?;
-                let note = format!("session {} is running in another light-agent process; started a new one", latest.id);
+                let note = format!(
+                    "session {} is running in another light-agent process; started a new one",
+                    latest.id
+                );
                 return Ok((session, Some(note)));
             }
         }
@@ -343,4 +400,3 @@ async fn open_start_session(manager: &SessionManager, cwd: &Path, choice: &Sessi
     let (session, _) = build::open_session(manager, cwd, choice, None).await?;
     Ok((session, None))
 }
-
