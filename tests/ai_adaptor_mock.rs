@@ -509,3 +509,18 @@ async fn fixtures_served_in_three_byte_chunks_give_the_decoders_events() {
         assert_eq!(events, expected, "{name}");
     }
 }
+
+#[tokio::test]
+async fn deltas_decoded_before_a_mid_stream_error_are_delivered_first() {
+    let path = format!(
+        "{}/tests/fixtures/sse/openai_error_event.sse",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let raw = std::fs::read_to_string(path).unwrap();
+    let mock = MockModel::start([Reply::sse(raw).split_at(vec![])]).await;
+    let (events, error) = collect(&openai(&mock), CancellationToken::new()).await;
+    assert_eq!(kinds(&events), ["output_delta"]);
+    let err = error.unwrap();
+    assert_eq!(err.kind, AiErrorKind::Provider);
+    assert!(!err.retryable, "a delta was shown, so no retry: {err}");
+}

@@ -353,6 +353,14 @@ fn a_server_that_ignores_stream_true_still_works() {
 }
 
 #[test]
+fn done_without_any_finish_reason_is_a_complete_stream() {
+    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"\"}]}\n\ndata: [DONE]\n\n";
+    let (events, totals) = decode_cut(Wire::OpenAi, body.as_bytes(), &[]);
+    assert_eq!(finals(&events), vec![output("ok")]);
+    assert_eq!(totals.unwrap().usage, Usage::default());
+}
+
+#[test]
 fn a_json_error_body_under_200_is_surfaced() {
     let body = r#"{"error":{"message":"model is loading","type":"server_error"}}"#;
     let (_, totals) = decode_cut(Wire::OpenAi, body.as_bytes(), &[]);

@@ -44,6 +44,8 @@ struct Driver<D> {
     decoder: D,
     pending: VecDeque<AgentEvent>,
     scratch: Vec<AgentEvent>,
+    /// The error that ends the stream once `pending` is delivered.
+    error: Option<AiError>,
     cancel: CancellationToken,
     api_key: Option<String>,
     model: String,
@@ -62,6 +64,7 @@ pub(crate) fn drive<D: WireDecoder>(
         decoder,
         pending: VecDeque::new(),
         scratch: Vec::new(),
+        error: None,
         cancel,
         api_key: spec.api_key,
         model: spec.model,
@@ -78,34 +81,32 @@ pub(crate) fn drive<D: WireDecoder>(
 impl<D: WireDecoder> Driver<D> {
     async fn next_item(&mut self) -> Option<Result<AgentEvent, AiError>> {
         loop {
-            if matches!(self.phase, Phase::Done) {
-                return self.pending.pop_front().map(Ok);
-            }
-            if self.cancel.is_cancelled() {
-                return Some(Err(self.fail(AiError::aborted())));
+            if self.cancel.is_cancelled() && !matches!(self.phase, Phase::Done) {
+                // Dropping the phase drops the response: the server sees
+                // the connection close at once.
+                self.phase = Phase::Done;
+                self.pending.clear();
+                return Some(Err(AiError::aborted()));
             }
             if let Some(event) = self.pending.pop_front() {
                 return Some(Ok(event));
             }
+            if let Some(err) = self.error.take() {
+                return Some(Err(err));
+            }
             let step = match std::mem::replace(&mut self.phase, Phase::Done) {
                 Phase::Send(request) => self.send(*request).await,
                 Phase::Body(body) => self.read(body).await,
-                Phase::Done => Ok(()),
+                Phase::Done => return None,
             };
             if let Err(err) = step {
-                return Some(Err(self.fail(err)));
+                // Events decoded before the failure are still delivered;
+                // after a delta the error is never retryable, because the
+                // caller has already shown part of this attempt.
+                let retryable = err.retryable && !self.decoder.saw_delta();
+                self.error = Some(err.with_retryable(retryable));
             }
         }
-    }
-
-    /// Ends the stream with `err`, dropping the response and anything queued.
-    /// An error after a delta is never retryable: the caller has already
-    /// shown part of this attempt.
-    fn fail(&mut self, err: AiError) -> AiError {
-        self.phase = Phase::Done;
-        self.pending.clear();
-        let retryable = err.retryable && !self.decoder.saw_delta();
-        err.with_retryable(retryable)
     }
 
     async fn send(&mut self, request: reqwest::RequestBuilder) -> Result<(), AiError> {
@@ -146,15 +147,17 @@ impl<D: WireDecoder> Driver<D> {
             Err(_) => Err(idle_timeout_error(self.idle)),
             Ok(Some(Err(e))) => Err(transport_error(&e)),
             Ok(Some(Ok(chunk))) => {
-                self.decoder.feed(&chunk, &mut self.scratch)?;
+                let fed = self.decoder.feed(&chunk, &mut self.scratch);
                 self.pending.extend(self.scratch.drain(..));
+                fed?;
                 self.phase = Phase::Body(body);
                 Ok(())
             }
             Ok(None) => {
                 drop(body);
-                let totals = self.decoder.finish(&mut self.scratch)?;
+                let finished = self.decoder.finish(&mut self.scratch);
                 self.pending.extend(self.scratch.drain(..));
+                let totals = finished?;
                 self.pending.push_back(AgentEvent::AgentTrace {
                     usage: totals.usage,
                     model: totals.model.unwrap_or_else(|| self.model.clone()),

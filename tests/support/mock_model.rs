@@ -22,11 +22,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-use super::streams::{AnthropicStream, OpenAiStream};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
+
+use super::streams::{AnthropicStream, OpenAiStream};
 
 /// One request as the mock received it.
 #[derive(Debug, Clone)]
@@ -295,6 +295,21 @@ impl MockModel {
     /// How many `hang_after` replies saw their client disconnect.
     pub fn disconnects(&self) -> usize {
         self.lock().disconnects
+    }
+
+    /// Waits until at least `count` requests have arrived; false if they
+    /// have not within `within`.
+    pub async fn wait_for_requests(&self, count: usize, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while self.request_count() < count && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        self.request_count() >= count
+    }
+
+    /// How many scripted replies have not been used yet.
+    pub fn remaining_replies(&self) -> usize {
+        self.lock().replies.len()
     }
 
     /// Waits until a held-open reply sees its client disconnect; false if
