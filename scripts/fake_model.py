@@ -59,6 +59,8 @@ class Handler(BaseHTTPRequestHandler):
             for i in range(self.server.opts.deltas):
                 text = "\n" if i % 20 == 19 else f"w{i % 10} "
                 out.append(chunk({"content": text}))
+            if not self.server.opts.hang:
+                out.append(chunk({"content": "\nEND-OF-ANSWER\n"}))
             out.append(chunk({}, "stop"))
         usage = {"id": "fake", "object": "chat.completion.chunk", "choices": [],
                  "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}}

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Measures light-agent against scripts/fake_model.py on this machine.
+
+Prints the figures that docs/PERFORMANCE.md records:
+  - start → input prompt (TUI in a pty, time until the composer is drawn)
+  - TUI: a 20 000-delta answer fully shown (Enter → last line on screen)
+  - peak RSS of the TUI after one such prompt (VmHWM)
+  - Esc → "interrupted" on screen during a hanging stream
+  - headless `exec` vs curl reading the same 20 000-delta stream
+
+    cargo build --release && python3 scripts/measure.py [--runs 10]
+"""
+import argparse
+import fcntl
+import os
+import select
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BINARY = os.path.join(ROOT, "target", "release", "light-agent")
+
+
+def fake_model(port, *extra):
+    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "fake_model.py"), "--port", str(port), *extra])
+    time.sleep(0.4)
+    return proc
+
+
+class Pty:
+    def __init__(self, args, cwd, env, cols=120, rows=40):
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+        os.close(slave)
+        self.master = master
+        self.buffer = b""
+
+    def wait_for(self, needle, timeout=20.0, since=0):
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if needle in self.buffer[since:]:
+                return time.perf_counter()
+            ready, _, _ = select.select([self.master], [], [], 0.002)
+            if ready:
+                try:
+                    self.buffer += os.read(self.master, 1 << 16)
+                except OSError:
+                    break
+        raise TimeoutError(f"{needle!r} not seen")
+
+    def send(self, data):
+        os.write(self.master, data)
+
+    def peak_rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return 0
+
+    def close(self):
+        self.send(b"\x04")
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        os.close(self.master)
+
+
+def env_for(home):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(LIGHT_AGENT_HOME=home, TERM="xterm-256color")
+    return env
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--deltas", type=int, default=20000)
+    opts = parser.parse_args()
+    repo = tempfile.mkdtemp()
+    os.makedirs(os.path.join(repo, "src"))
+    with open(os.path.join(repo, "src", "main.rs"), "w") as f:
+        f.write("fn main() {}\n")
+    subprocess.run(["git", "init", "-q", repo], check=True)
+
+    model = fake_model(8766, "--deltas", str(opts.deltas))
+    hang = fake_model(8767, "--deltas", "50", "--hang")
+    try:
+        args = [BINARY, "--new", "--base-url", "http://127.0.0.1:8766/v1", "--model", "fake"]
+        starts, shows, rss = [], [], []
+        for _ in range(opts.runs):
+            home = tempfile.mkdtemp()
+            pty = Pty(args, repo, env_for(home))
+            ready = pty.wait_for(b"Ask anything")
+            starts.append((ready - pty.started) * 1000)
+            mark = len(pty.buffer)
+            pty.send(b"go\r")
+            sent = time.perf_counter()
+            shown = pty.wait_for(b"END-OF-ANSWER", since=mark)
+            shows.append((shown - sent) * 1000)
+            pty.wait_for(b"idle", since=mark)
+            rss.append(pty.peak_rss_kib() / 1024)
+            pty.close()
+            shutil.rmtree(home, ignore_errors=True)
+
+        escs = []
+        hang_args = [BINARY, "--new", "--base-url", "http://127.0.0.1:8767/v1", "--model", "fake"]
+        for _ in range(opts.runs):
+            home = tempfile.mkdtemp()
+            pty = Pty(hang_args, repo, env_for(home))
+            pty.wait_for(b"Ask anything")
+            mark = len(pty.buffer)
+            pty.send(b"go\r")
+            pty.wait_for(b"w9", since=mark)
+            time.sleep(0.2)
+            mark = len(pty.buffer)
+            pressed = time.perf_counter()
+            pty.send(b"\x1b")
+            seen = pty.wait_for(b"interrupted", since=mark)
+            escs.append((seen - pressed) * 1000)
+            pty.close()
+            shutil.rmtree(home, ignore_errors=True)
+
+        body = '{"model":"fake","stream":true,"messages":[{"role":"user","content":"go"}]}'
+        curl, headless = [], []
+        for _ in range(opts.runs):
+            t = time.perf_counter()
+            subprocess.run(["curl", "-sN", "-o", "/dev/null", "-H", "content-type: application/json", "-d", body,
+                            "http://127.0.0.1:8766/v1/chat/completions"], check=True)
+            curl.append((time.perf_counter() - t) * 1000)
+            home = tempfile.mkdtemp()
+            t = time.perf_counter()
+            subprocess.run([BINARY, "exec", "--base-url", "http://127.0.0.1:8766/v1", "--model", "fake", "go"],
+                           cwd=repo, env=env_for(home), stdout=subprocess.DEVNULL, check=True)
+            headless.append((time.perf_counter() - t) * 1000)
+            shutil.rmtree(home, ignore_errors=True)
+    finally:
+        model.send_signal(signal.SIGTERM)
+        hang.send_signal(signal.SIGTERM)
+
+    def row(name, values, unit):
+        print(f"{name:40s} median {statistics.median(values):8.1f} {unit}   min {min(values):8.1f}   max {max(values):8.1f}")
+
+    row("start -> input prompt", starts, "ms")
+    row(f"TUI: {opts.deltas}-delta answer fully shown", shows, "ms")
+    row("peak RSS, one prompt (TUI)", rss, "MiB")
+    row("Esc -> interrupted on screen", escs, "ms")
+    row(f"curl reading the {opts.deltas}-delta stream", curl, "ms")
+    row(f"exec headless, same stream (incl. start)", headless, "ms")
+    print(f"{'headless / curl':40s} {statistics.median(headless) / statistics.median(curl):.2f}x")
+
+
+if __name__ == "__main__":
+    main()
