@@ -477,9 +477,12 @@ async fn prompt_tool_pane_esc_interrupt_quit_and_resume_in_a_pty() {
     pty.wait_for_text(first_delta.trim_end(), WAIT);
     let pressed = pty.press(Key::Esc);
     let shown = pty.wait_for_anywhere("interrupted", WAIT);
+    let idle = pty.wait_for_text("· idle ·", WAIT);
     let latency = shown.saturating_duration_since(pressed);
-    println!("Esc → \"interrupted\" visible: {latency:?}");
+    let to_idle = idle.saturating_duration_since(pressed);
+    println!("Esc → \"interrupted\" visible: {latency:?}; → status idle: {to_idle:?}");
     assert!(latency < Duration::from_secs(1), "{latency:?}");
+    assert!(to_idle < Duration::from_secs(1), "{to_idle:?}");
     assert!(
         mock.wait_for_disconnect(WAIT).await,
         "the hanging HTTP stream was dropped"
@@ -683,26 +686,28 @@ fn a_panic_after_the_first_frame_leaves_the_pty_in_cooked_mode() {
 }
 
 #[test]
-fn sigterm_restores_the_terminal() {
-    let f = fixture();
-    without_ollama(&f);
-    let mut pty = Pty::spawn(agent_command(&f, None));
-    pty.wait_for_text(NO_MODEL, WAIT);
-    let flags = pty.local_flags();
-    assert!(
-        !flags.iter().any(|f| f == "ICANON"),
-        "the UI runs in raw mode: {flags:?}"
-    );
-    assert!(pty.seen().parser.screen().bracketed_paste());
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pty.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let code = pty.wait_exit(WAIT);
-    pty.drain();
-    println!("exit code after SIGTERM: {code}");
-    assert_cooked(&pty);
+fn sigterm_and_sighup_restore_the_terminal() {
+    for signal in ["TERM", "HUP"] {
+        let f = fixture();
+        without_ollama(&f);
+        let mut pty = Pty::spawn(agent_command(&f, None));
+        pty.wait_for_text(NO_MODEL, WAIT);
+        let flags = pty.local_flags();
+        assert!(
+            !flags.iter().any(|f| f == "ICANON"),
+            "the UI runs in raw mode: {flags:?}"
+        );
+        assert!(pty.seen().parser.screen().bracketed_paste());
+        let sent = std::process::Command::new("kill")
+            .args([format!("-{signal}"), pty.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let code = pty.wait_exit(WAIT);
+        pty.drain();
+        println!("exit code after SIG{signal}: {code}");
+        assert_cooked(&pty);
+    }
 }
 
 #[test]
