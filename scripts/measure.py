@@ -2,13 +2,14 @@
 """Measures light-agent against scripts/fake_model.py on this machine.
 
 Prints the figures that docs/PERFORMANCE.md records:
-  - start → input prompt (TUI in a pty, time until the composer is drawn)
+  - start → input prompt (TUI in a pty, time until the composer is drawn),
+    new session and resuming a 100 000-event session
   - TUI: a 20 000-delta answer fully shown (Enter → last line on screen)
   - peak RSS of the TUI after one such prompt (VmHWM)
   - Esc → "interrupted" on screen during a hanging stream
   - headless `exec` vs curl reading the same 20 000-delta stream
 
-    cargo build --release && python3 scripts/measure.py [--runs 10]
+    cargo build --release --bins --examples && python3 scripts/measure.py [--runs 10]
 """
 import argparse
 import fcntl
@@ -52,9 +53,13 @@ class Pty:
             ready, _, _ = select.select([self.master], [], [], 0.002)
             if ready:
                 try:
-                    self.buffer += os.read(self.master, 1 << 16)
+                    data = os.read(self.master, 1 << 16)
                 except OSError:
                     break
+                # crossterm asks where the cursor is before drawing an inline viewport.
+                for _ in range(data.count(b"\x1b[6n")):
+                    os.write(self.master, b"\x1b[1;1R")
+                self.buffer += data
         raise TimeoutError(f"{needle!r} not seen")
 
     def send(self, data):
@@ -113,6 +118,18 @@ def main():
             pty.close()
             shutil.rmtree(home, ignore_errors=True)
 
+        big_home = tempfile.mkdtemp()
+        subprocess.run([os.path.join(ROOT, "target", "release", "examples", "big_session"), repo, "100000"],
+                       env=env_for(big_home), stdout=subprocess.DEVNULL, check=True)
+        resumes = []
+        resume_args = [BINARY, "--base-url", "http://127.0.0.1:8766/v1", "--model", "fake"]
+        for _ in range(opts.runs):
+            pty = Pty(resume_args, repo, env_for(big_home))
+            ready = pty.wait_for(b"Ask anything")
+            resumes.append((ready - pty.started) * 1000)
+            pty.close()
+        shutil.rmtree(big_home, ignore_errors=True)
+
         escs = []
         hang_args = [BINARY, "--new", "--base-url", "http://127.0.0.1:8767/v1", "--model", "fake"]
         for _ in range(opts.runs):
@@ -152,6 +169,7 @@ def main():
         print(f"{name:40s} median {statistics.median(values):8.1f} {unit}   min {min(values):8.1f}   max {max(values):8.1f}")
 
     row("start -> input prompt", starts, "ms")
+    row("start -> prompt, resuming 100k events", resumes, "ms")
     row(f"TUI: {opts.deltas}-delta answer fully shown", shows, "ms")
     row("peak RSS, one prompt (TUI)", rss, "MiB")
     row("Esc -> interrupted on screen", escs, "ms")
