@@ -117,7 +117,10 @@ mod tests {
         assert_eq!(memo.get("k0"), None);
         assert_eq!(memo.get("k2"), None);
         assert_eq!(memo.get("k3"), Some(3));
-        assert_eq!(memo.get(&format!("k{}", MAX_ENTRIES + 2)), Some(MAX_ENTRIES + 2));
+        assert_eq!(
+            memo.get(&format!("k{}", MAX_ENTRIES + 2)),
+            Some(MAX_ENTRIES + 2)
+        );
     }
 
     #[test]

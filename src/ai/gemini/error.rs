@@ -8,10 +8,7 @@
 use crate::ai::{AiError, AiErrorKind};
 
 /// How Gemini says the prompt does not fit the model.
-const CONTEXT_PHRASES: [&str; 2] = [
-    "exceeds the maximum number of tokens",
-    "input token count",
-];
+const CONTEXT_PHRASES: [&str; 2] = ["exceeds the maximum number of tokens", "input token count"];
 
 /// How Gemini says the key is wrong (it answers 400, not 401).
 const BAD_KEY_PHRASES: [&str; 2] = ["api key not valid", "api_key_invalid"];
@@ -19,8 +16,7 @@ const BAD_KEY_PHRASES: [&str; 2] = ["api key not valid", "api_key_invalid"];
 /// `err` reclassified where Gemini's wording says more than its status.
 pub(crate) fn reclassify(err: AiError) -> AiError {
     let lower = err.message.to_ascii_lowercase();
-    if err.kind != AiErrorKind::ContextLength && CONTEXT_PHRASES.iter().any(|p| lower.contains(p))
-    {
+    if err.kind != AiErrorKind::ContextLength && CONTEXT_PHRASES.iter().any(|p| lower.contains(p)) {
         let message = format!("context length exceeded: {}", err.message);
         return AiError {
             kind: AiErrorKind::ContextLength,
@@ -53,7 +49,10 @@ mod tests {
         )
         .with_status(400);
         let err = reclassify(err);
-        assert_eq!((err.kind, err.retryable, err.status), (AiErrorKind::ContextLength, false, Some(400)));
+        assert_eq!(
+            (err.kind, err.retryable, err.status),
+            (AiErrorKind::ContextLength, false, Some(400))
+        );
     }
 
     #[test]
@@ -63,7 +62,11 @@ mod tests {
             "the model provider refused the request (HTTP 400): API key not valid. Please pass a valid API key.",
         );
         let err = reclassify(err);
-        assert!(err.message.starts_with("authentication failed: check your API key"), "{err}");
+        assert!(
+            err.message
+                .starts_with("authentication failed: check your API key"),
+            "{err}"
+        );
         assert!(!err.retryable);
     }
 

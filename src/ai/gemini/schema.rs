@@ -115,8 +115,12 @@ fn convert_enum(source: &Map<String, Value>, out: &mut Map<String, Value>) {
         out.insert("enum".into(), Value::Array(values.clone()));
     }
     if let Some(Value::String(constant)) = source.get("const") {
-        out.insert("enum".into(), Value::Array(vec![Value::String(constant.clone())]));
-        out.entry("type").or_insert_with(|| Value::String("string".into()));
+        out.insert(
+            "enum".into(),
+            Value::Array(vec![Value::String(constant.clone())]),
+        );
+        out.entry("type")
+            .or_insert_with(|| Value::String("string".into()));
     }
 }
 

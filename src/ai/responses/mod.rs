@@ -93,9 +93,8 @@ impl ResponsesAdaptor {
 
 impl Adaptor for ResponsesAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body = build_request_body_with(&self.model, self.options, &req, |id| {
-            self.reasoning.get(id)
-        });
+        let body =
+            build_request_body_with(&self.model, self.options, &req, |id| self.reasoning.get(id));
         let spec = CallSpec {
             request: self.post(&body),
             api_key: self.api_key.clone(),
