@@ -291,3 +291,74 @@ async fn a_three_step_turn_runs_tools_in_parallel_over_gemini() {
 async fn a_three_step_turn_runs_tools_in_parallel_over_the_responses_api() {
     three_step_turn(Vendor::Responses).await;
 }
+
+/// `light-agent exec` with a config file whose provider has `kind`.
+async fn exec_with_kind(kind: &str, base_url: &str, model: &str, reply: Reply) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    let mock = MockModel::start([reply]).await;
+    let base = base_url.replace("{mock}", &mock.url());
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "provider = \"vendor\"\nmodel = \"{model}\"\n\n[providers.vendor]\nkind = \"{kind}\"\nbase_url = \"{base}\"\napi_key = \"test-key\"\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_light-agent"));
+    cmd.current_dir(&repo).env("LIGHT_AGENT_HOME", &home);
+    for var in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "GEMINI_API_KEY",
+        "LIGHT_AGENT_PROVIDER",
+        "LIGHT_AGENT_MODEL",
+        "LIGHT_AGENT_BASE_URL",
+        "OPENAI_BASE_URL",
+        "GOOGLE_GEMINI_BASE_URL",
+        "RUST_LOG",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.args(["exec", "What is the answer?"])
+        .stdin(std::process::Stdio::null());
+    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{kind}: {stderr}");
+    let path = mock.requests()[0].path.clone();
+    (
+        String::from_utf8_lossy(&output.stdout).trim().to_owned(),
+        path,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exec_speaks_both_new_kinds_from_the_config_file() {
+    let (answer, path) = exec_with_kind(
+        "gemini",
+        "{mock}/v1beta",
+        "gemini-2.5-flash",
+        GeminiStream::new().text("The answer is 42.").into_reply(),
+    )
+    .await;
+    assert_eq!(answer, "The answer is 42.");
+    assert_eq!(
+        path,
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    );
+    let (answer, path) = exec_with_kind(
+        "openai-responses",
+        "{mock}/v1",
+        "gpt-5",
+        ResponsesStream::new().text("Still 42.").into_reply(),
+    )
+    .await;
+    assert_eq!(answer, "Still 42.");
+    assert_eq!(path, "/v1/responses");
+}

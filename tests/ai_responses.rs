@@ -612,3 +612,21 @@ async fn encrypted_reasoning_items_are_echoed_before_their_calls_without_ids() {
     );
     assert_eq!(input[2]["call_id"], "call_a");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_splits_give_the_same_events(
+        which in 0..SUCCESS_FIXTURES.len() + ERROR_FIXTURES.len(),
+        raw_cuts in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..40),
+    ) {
+        let name = SUCCESS_FIXTURES.iter().chain(ERROR_FIXTURES.iter()).nth(which).copied().unwrap();
+        let bytes = fixture(name);
+        let mut cuts: Vec<usize> = raw_cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+        cuts.sort_unstable();
+        let whole = decode_cut(&bytes, &[]);
+        let split = decode_cut(&bytes, &cuts);
+        proptest::prop_assert_eq!(split.0, whole.0);
+        proptest::prop_assert_eq!(split.1, whole.1);
+    }
+}
