@@ -5,8 +5,10 @@
 //! tools arrive as plain [`ToolSpec`]s.
 //!
 //! Map of the module:
-//! - [`openai`] and [`anthropic`]: the two [`Adaptor`]s, each a request
-//!   builder (history → wire JSON) and a [`WireDecoder`] (bytes → events).
+//! - [`openai`] and [`anthropic`]: the first two [`Adaptor`]s, each a
+//!   request builder (history → wire JSON) and a [`WireDecoder`] (bytes →
+//!   events); [`gemini`] (Google's native API) and [`responses`] (the
+//!   OpenAI Responses API) follow the same layout.
 //! - [`sse`]: Server-Sent Events framing shared by both decoders.
 //! - `history`: the event log as a provider-neutral conversation. Events
 //!   are taken in log order; thought/output/tool_calls of one step form one
@@ -19,6 +21,9 @@
 //! - `http`: the shared client, [`HttpOptions`] timeouts, and status →
 //!   [`AiError`] classification. `stream`: the cancellable, idle-timed
 //!   driver of one streamed call.
+//! - `replay`: provider blobs (Gemini thought signatures, Responses
+//!   reasoning items) kept in memory by tool-call id, because the event
+//!   log has no place for them, and echoed when their step is replayed.
 //! - [`retry`]: [`RetryPolicy`] and [`sleep_or_cancel`] for the loop (the
 //!   adaptors never retry by themselves).
 
@@ -26,9 +31,12 @@ pub mod anthropic;
 mod assemble;
 mod decode;
 mod error;
+pub mod gemini;
 mod history;
 mod http;
 pub mod openai;
+mod replay;
+pub mod responses;
 pub mod retry;
 pub mod sse;
 mod stream;
@@ -37,11 +45,13 @@ mod text;
 pub use anthropic::AnthropicAdaptor;
 pub use decode::{StepTotals, WireDecoder};
 pub use error::{AiError, AiErrorKind};
+pub use gemini::GeminiAdaptor;
 pub use history::{
     INTERRUPTED_CALL_RESULT, INTERRUPTED_TURN_NOTE, SUMMARY_LABEL, SYSTEM_NOTE_LABEL,
 };
 pub use http::HttpOptions;
 pub use openai::OpenAiAdaptor;
+pub use responses::ResponsesAdaptor;
 pub use retry::{RetryPolicy, sleep_or_cancel};
 
 use futures::future::BoxFuture;

@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 use light_agent::agent::{Agent, AgentConfig, LoopConfig};
-use light_agent::ai::{Adaptor, AnthropicAdaptor, HttpOptions, OpenAiAdaptor, RetryPolicy};
+use light_agent::ai::{
+    Adaptor, AnthropicAdaptor, GeminiAdaptor, HttpOptions, OpenAiAdaptor, ResponsesAdaptor,
+    RetryPolicy,
+};
 use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
 use light_agent::session::{AgentSession, SessionManager};
@@ -35,9 +38,8 @@ pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
     let adaptor: Arc<dyn Adaptor> = match settings.provider.kind {
         ProviderKind::Anthropic => Arc::new(AnthropicAdaptor::new(base, key, model, http)?),
         ProviderKind::OpenAi => Arc::new(OpenAiAdaptor::new(base, key, model, http)?),
-        other => anyhow::bail!(
-            "provider kind {other:?} is not supported yet; use an openai or anthropic provider"
-        ),
+        ProviderKind::Gemini => Arc::new(GeminiAdaptor::new(base, key, model, http)?),
+        ProviderKind::OpenAiResponses => Arc::new(ResponsesAdaptor::new(base, key, model, http)?),
     };
     Ok(adaptor)
 }

@@ -1,0 +1,198 @@
+//! Google Gemini adaptor (the native `generateContent` API).
+//!
+//! - [`request`]: history → `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`.
+//! - [`schema`]: our JSON Schema → Gemini's schema dialect.
+//! - [`decode`]: stream chunks → events.
+//! - [`call_ids`]: ids for calls the API leaves unnamed, unique per session.
+//! - `error`: Gemini's wording of context-length and bad-key refusals.
+//!
+//! The key travels in the `x-goog-api-key` header, never in the URL, so
+//! it cannot end up in a logged URL or a transport error message.
+
+pub mod call_ids;
+pub mod decode;
+mod error;
+pub mod request;
+pub mod schema;
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub use call_ids::CallIds;
+pub use decode::GeminiDecoder;
+pub use request::{
+    SKIP_SIGNATURE_SENTINEL, build_request_body, build_request_body_with, build_text_body,
+};
+pub use schema::to_gemini_schema;
+
+use super::http::{HttpOptions, build_client};
+use super::replay::ReplayMemo;
+use super::stream::{CallSpec, drive};
+use super::text::{post_json, usage_u64};
+use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
+use crate::protocol::Usage;
+
+/// A client for one Gemini model.
+#[derive(Debug, Clone)]
+pub struct GeminiAdaptor {
+    client: reqwest::Client,
+    /// `{base}/{version}/models/{model}`, to which `:method` is appended.
+    model_url: String,
+    api_key: Option<String>,
+    model: String,
+    http: HttpOptions,
+    call_ids: CallIds,
+    signatures: ReplayMemo<String>,
+}
+
+/// `{base}/v1beta` unless `base` already names an API version.
+fn versioned_root(base: &str) -> String {
+    let base = base.trim_end_matches('/');
+    let has_version = base
+        .rsplit('/')
+        .next()
+        .is_some_and(|last| last.starts_with("v1"));
+    if has_version {
+        base.to_owned()
+    } else {
+        format!("{base}/v1beta")
+    }
+}
+
+impl GeminiAdaptor {
+    /// A client for `model` at `base_url`: either the API root
+    /// (`https://generativelanguage.googleapis.com`, `/v1beta` is added) or
+    /// a versioned root (`…/v1beta`, used as is). The key, when given, is
+    /// sent as `x-goog-api-key`.
+    ///
+    /// Fails only if the HTTP client cannot be built.
+    pub fn new(
+        base_url: impl Into<String>,
+        api_key: Option<String>,
+        model: impl Into<String>,
+        http: HttpOptions,
+    ) -> Result<Self, AiError> {
+        let model = model.into();
+        let model_url = format!(
+            "{}/models/{}",
+            versioned_root(&base_url.into()),
+            request::bare_model(&model)
+        );
+        Ok(Self {
+            client: build_client(&http)?,
+            model_url,
+            api_key: api_key.filter(|k| !k.is_empty()),
+            model,
+            http,
+            call_ids: CallIds::new(),
+            signatures: ReplayMemo::default(),
+        })
+    }
+
+    /// The same client naming id-less calls from `call_ids` (e.g. a fixed
+    /// token in tests).
+    pub fn with_call_ids(mut self, call_ids: CallIds) -> Self {
+        self.call_ids = call_ids;
+        self
+    }
+
+    fn post(&self, method: &str, body: &Value) -> reqwest::RequestBuilder {
+        let request = self
+            .client
+            .post(format!("{}:{method}", self.model_url))
+            .json(body);
+        match &self.api_key {
+            Some(key) => request.header("x-goog-api-key", key),
+            None => request,
+        }
+    }
+}
+
+impl Adaptor for GeminiAdaptor {
+    fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
+        let body = build_request_body_with(&self.model, &req, |id| self.signatures.get(id));
+        let spec = CallSpec {
+            request: self.post("streamGenerateContent?alt=sse", &body),
+            api_key: self.api_key.clone(),
+            model: self.model.clone(),
+            idle: self.http.idle_timeout,
+        };
+        let decoder =
+            GeminiDecoder::new(self.call_ids.clone()).with_signature_memo(self.signatures.clone());
+        drive(spec, decoder, cancel)
+            .map(|item| item.map_err(error::reclassify))
+            .boxed()
+    }
+
+    fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {
+        let request = self.post("generateContent", &build_text_body(&req));
+        let api_key = self.api_key.clone();
+        let idle = self.http.idle_timeout;
+        async move {
+            let body = post_json(request, api_key.as_deref(), idle)
+                .await
+                .map_err(error::reclassify)?;
+            Ok(parse_text_response(&body))
+        }
+        .boxed()
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+}
+
+fn parse_text_response(body: &Value) -> TextResponse {
+    let text = body
+        .pointer("/candidates/0/content/parts")
+        .and_then(Value::as_array)
+        .map(|parts| {
+            parts
+                .iter()
+                .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<String>()
+        })
+        .unwrap_or_default();
+    let usage = body.get("usageMetadata");
+    let input = usage_u64(usage, "promptTokenCount");
+    let output = usage_u64(usage, "candidatesTokenCount") + usage_u64(usage, "thoughtsTokenCount");
+    let total = usage
+        .and_then(|u| u.get("totalTokenCount"))
+        .and_then(Value::as_u64)
+        .unwrap_or(input + output);
+    let cached = usage
+        .and_then(|u| u.get("cachedContentTokenCount"))
+        .and_then(Value::as_u64);
+    TextResponse {
+        text,
+        usage: Usage {
+            input,
+            output,
+            total,
+            cached,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_with_or_without_a_version_reach_the_same_place() {
+        for base in [
+            "https://generativelanguage.googleapis.com",
+            "https://generativelanguage.googleapis.com/",
+            "https://generativelanguage.googleapis.com/v1beta",
+        ] {
+            assert_eq!(
+                versioned_root(base),
+                "https://generativelanguage.googleapis.com/v1beta"
+            );
+        }
+        assert_eq!(versioned_root("http://proxy/v1"), "http://proxy/v1");
+    }
+}
