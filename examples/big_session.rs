@@ -14,7 +14,11 @@ use serde_json::json;
 async fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let cwd = std::path::PathBuf::from(args.next().unwrap_or_else(|| ".".into()));
-    let count: u64 = args.next().map(|n| n.parse()).transpose()?.unwrap_or(100_000);
+    let count: u64 = args
+        .next()
+        .map(|n| n.parse())
+        .transpose()?
+        .unwrap_or(100_000);
     let home = std::env::var_os("LIGHT_AGENT_HOME").map(std::path::PathBuf::from);
     let paths = Paths::resolve(home.as_deref())?;
     let manager = SessionManager::open(&paths.db_file)?;
@@ -26,17 +30,37 @@ async fn main() -> anyhow::Result<()> {
         let m = Meta::new(turn, 1);
         let id = format!("call_{turn}");
         let events = [
-            AgentEvent::Input { text: format!("question {turn}"), source: InputSource::User, meta: m },
+            AgentEvent::Input {
+                text: format!("question {turn}"),
+                source: InputSource::User,
+                meta: m,
+            },
             AgentEvent::ToolCalls {
-                calls: vec![ToolCall { id: id.clone(), name: "grep".into(), args: json!({"search_strs": ["fn main"], "_intent": "look"}) }],
+                calls: vec![ToolCall {
+                    id: id.clone(),
+                    name: "grep".into(),
+                    args: json!({"search_strs": ["fn main"], "_intent": "look"}),
+                }],
                 meta: m,
             },
             AgentEvent::ToolResult {
-                outcome: ToolOutcome { id, name: "grep".into(), result: "src/main.rs:1\n  fn main() {}".into(), is_error: false },
+                outcome: ToolOutcome {
+                    id,
+                    name: "grep".into(),
+                    result: "src/main.rs:1\n  fn main() {}".into(),
+                    is_error: false,
+                },
                 meta: m,
             },
-            AgentEvent::Output { text: format!("answer {turn}: it is in src/main.rs."), meta: Meta::new(turn, 2) },
-            AgentEvent::AgentStop { cause: StopCause::Done, message: String::new(), meta: Meta::new(turn, 2) },
+            AgentEvent::Output {
+                text: format!("answer {turn}: it is in src/main.rs."),
+                meta: Meta::new(turn, 2),
+            },
+            AgentEvent::AgentStop {
+                cause: StopCause::Done,
+                message: String::new(),
+                meta: Meta::new(turn, 2),
+            },
         ];
         for event in &events {
             session.append(event).await?;

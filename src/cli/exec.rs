@@ -57,20 +57,30 @@ async fn print(
     mut notices: mpsc::UnboundedReceiver<Notice>,
     format: Format,
 ) {
-    let mut stdout = std::io::stdout();
+    // Everything already queued is written in one go and flushed once: a
+    // flush per delta would cost a write syscall per token.
+    let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout());
     let mut notices_open = true;
     loop {
         tokio::select! {
             event = events.recv() => {
-                let Some(event) = event else { break };
-                let stop = matches!(event, AgentEvent::AgentStop { .. });
-                match format {
-                    Format::Json => print_json(&mut stdout, &event),
-                    Format::Text => print_text(&mut stdout, &event),
+                let Some(mut event) = event else { break };
+                loop {
+                    let stop = matches!(event, AgentEvent::AgentStop { .. });
+                    match format {
+                        Format::Json => print_json(&mut stdout, &event),
+                        Format::Text => print_text(&mut stdout, &event),
+                    }
+                    if stop {
+                        let _ = stdout.flush();
+                        return;
+                    }
+                    match events.try_recv() {
+                        Ok(next) => event = next,
+                        Err(_) => break,
+                    }
                 }
-                if stop {
-                    break;
-                }
+                let _ = stdout.flush();
             }
             notice = notices.recv(), if notices_open => match notice {
                 Some(Notice::Retrying { attempt, delay, message }) => {
@@ -87,15 +97,20 @@ async fn print(
 fn print_json(out: &mut impl std::io::Write, event: &AgentEvent) {
     if let Ok(line) = serde_json::to_string(event) {
         let _ = writeln!(out, "{line}");
-        let _ = out.flush();
     }
 }
 
 fn print_text(out: &mut impl std::io::Write, event: &AgentEvent) {
+    // Tool lines go to stderr: what came before them on stdout must show first.
+    if !matches!(
+        event,
+        AgentEvent::OutputDelta { .. } | AgentEvent::ThoughtDelta { .. }
+    ) {
+        let _ = out.flush();
+    }
     match event {
         AgentEvent::OutputDelta { text, .. } => {
             let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
         }
         AgentEvent::Output { .. } => {
             let _ = writeln!(out);

@@ -52,10 +52,23 @@ pub async fn run(launch: Launch) -> Result<Exit> {
         no_model_message: launch.model_missing.clone(),
         initial_prompt: launch.initial_prompt.clone(),
     };
-    let mut bridge = RuntimeBridge::start(launch, manager, ui_tx).await?;
+    // The UI draws its first frame while the session loads.
     let runtime = tokio::spawn(async move {
-        bridge.serve(op_rx).await;
-        bridge.shutdown().await;
+        match RuntimeBridge::start(launch, manager, ui_tx.clone()).await {
+            Ok(mut bridge) => {
+                bridge.serve(op_rx).await;
+                bridge.shutdown().await;
+            }
+            Err(e) => {
+                let text = format!("could not open the session: {e:#}");
+                let _ = ui_tx.send(UiInput::Notice {
+                    level: NoticeLevel::Error,
+                    text,
+                });
+                let mut op_rx = op_rx;
+                while !matches!(op_rx.recv().await, Some(Op::Quit) | None) {}
+            }
+        }
     });
     let ui = tui::run(opts, op_tx, ui_rx).await;
     // The op channel is closed now; the bridge interrupts, flushes and marks
