@@ -146,6 +146,13 @@ pub(crate) fn builtin_profiles() -> Vec<ProviderProfile> {
             None,
         ),
         profile(
+            "openai-responses",
+            ProviderKind::OpenAiResponses,
+            "https://api.openai.com/v1",
+            Some("OPENAI_API_KEY"),
+            Some("o4-mini"),
+        ),
+        profile(
             "gemini",
             ProviderKind::Gemini,
             "https://generativelanguage.googleapis.com/v1beta",

@@ -44,7 +44,7 @@ mod tests {
         let raw = raw::parse(Path::new("config.toml"), &text).unwrap();
         assert!(raw.warnings.is_empty(), "{:?}", raw.warnings);
         assert_eq!(raw.model.as_deref(), Some("gpt-4.1"));
-        assert_eq!(raw.providers.len(), 6);
+        assert_eq!(raw.providers.len(), 7);
         assert_eq!(raw.models["qwen2.5-coder"].context_window, Some(32768));
         assert_eq!(raw.context.compact_at, Some(0.8));
         assert_eq!(raw.agent.max_steps, Some(100));
