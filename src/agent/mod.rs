@@ -1,6 +1,6 @@
 //! The host boundary: [`Agent`] owns a session's event window, a serial
 //! prompt queue and the tool registry, and runs each turn through the
-//! model–tool loop ([`turn`]).
+//! model–tool loop.
 //!
 //! Ownership: one worker task (spawned by [`Agent::new`]) owns the window,
 //! the session handle and the context builder, and runs jobs one at a time.

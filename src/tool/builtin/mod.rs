@@ -8,7 +8,7 @@
 //!
 //! All three confine paths with [`sandbox`](crate::tool::sandbox), honour
 //! ignore files like ripgrep, run their filesystem work on the blocking pool
-//! and answer "<tool> cancelled" as soon as the context's token fires.
+//! and answer "`<tool> cancelled`" as soon as the context's token fires.
 
 mod blocking;
 mod grep;

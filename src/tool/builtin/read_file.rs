@@ -48,7 +48,7 @@ pub struct ReadFileArgs {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub end_line: Option<u64>,
-    /// Byte offset inside one over-long line; only copy it from a [next] call.
+    /// Byte offset inside one over-long line; only copy it from a `[next]` call.
     #[serde(default)]
     pub byte_offset: Option<u64>,
 }
