@@ -70,6 +70,7 @@ impl Worker {
                 return CallOutcome::Failed(error);
             };
             attempt_no += 1;
+            tracing::warn!(attempt = attempt_no, ?delay, error = %error, "model call failed; retrying");
             self.shared.hub.notice(Notice::Retrying {
                 attempt: attempt_no,
                 delay,

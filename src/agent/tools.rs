@@ -31,7 +31,9 @@ impl Worker {
             .map(|call| {
                 let (tools, ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
                 async move {
+                    let started = std::time::Instant::now();
                     let output = tools.execute(&call.name, call.args.clone(), ctx).await;
+                    tracing::debug!(tool = %call.name, id = %call.id, is_error = output.is_error, elapsed = ?started.elapsed(), "tool finished");
                     ToolOutcome {
                         id: call.id,
                         name: call.name,

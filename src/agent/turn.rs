@@ -17,7 +17,9 @@ impl Worker {
     ) -> TurnOutcome {
         let turn = self.next_turn().await;
         self.advance_turn();
+        tracing::info!(turn, "turn started");
         let (cause, message, step) = self.steps(turn, text, &cancel).await;
+        tracing::info!(turn, steps = step, ?cause, %message, "turn ended");
         let stop = AgentEvent::AgentStop {
             cause,
             message: message.clone(),

@@ -337,3 +337,14 @@ mod tests {
         assert_eq!(parse_retry_after(&dated), None);
     }
 }
+
+/// Logs an outgoing model request: the endpoint at debug level, the body at
+/// trace level. Bodies never hold credentials (keys travel in headers, which
+/// are not logged).
+pub(crate) fn log_request(url: &str, body: &serde_json::Value) {
+    if tracing::enabled!(tracing::Level::TRACE) {
+        tracing::trace!(url, body = %body, "model request");
+    } else {
+        tracing::debug!(url, "model request");
+    }
+}

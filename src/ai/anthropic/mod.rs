@@ -66,6 +66,7 @@ impl AnthropicAdaptor {
     }
 
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
+        super::http::log_request(&self.endpoint, body);
         let request = self
             .client
             .post(&self.endpoint)

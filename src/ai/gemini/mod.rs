@@ -99,10 +99,9 @@ impl GeminiAdaptor {
     }
 
     fn post(&self, method: &str, body: &Value) -> reqwest::RequestBuilder {
-        let request = self
-            .client
-            .post(format!("{}:{method}", self.model_url))
-            .json(body);
+        let url = format!("{}:{method}", self.model_url);
+        super::http::log_request(&url, body);
+        let request = self.client.post(url).json(body);
         match &self.api_key {
             Some(key) => request.header("x-goog-api-key", key),
             None => request,

@@ -83,6 +83,7 @@ impl ResponsesAdaptor {
     }
 
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
+        super::http::log_request(&self.endpoint, body);
         let request = self.client.post(&self.endpoint).json(body);
         match &self.api_key {
             Some(key) => request.bearer_auth(key),
