@@ -239,16 +239,33 @@ async fn sigint_interrupts_the_turn_exits_130_and_keeps_the_session() {
 async fn trace_logs_hold_request_bodies_but_never_the_key() {
     let f = fixture();
     let mock = MockModel::start([Reply::openai_text("logged answer")]).await;
-    let mut cmd = command(&f, None, &["--provider", "openai", "--log-level", "trace", "a logged prompt"]);
-    cmd.env("OPENAI_API_KEY", "sk-log-secret").env("OPENAI_BASE_URL", mock.openai_base_url());
+    let mut cmd = command(
+        &f,
+        None,
+        &[
+            "--provider",
+            "openai",
+            "--log-level",
+            "trace",
+            "a logged prompt",
+        ],
+    );
+    cmd.env("OPENAI_API_KEY", "sk-log-secret")
+        .env("OPENAI_BASE_URL", mock.openai_base_url());
     let out = run(cmd).await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let logs: String = std::fs::read_dir(f.home.join("logs"))
         .unwrap()
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect();
-    assert!(logs.contains("model request") && logs.contains("a logged prompt"), "{logs}");
+    assert!(
+        logs.contains("model request") && logs.contains("a logged prompt"),
+        "{logs}"
+    );
     assert!(logs.contains("turn ended"), "{logs}");
     assert!(!logs.contains("sk-log-secret"));
-    assert!(!text(&out.stderr).contains("model request"), "logs never reach the terminal");
+    assert!(
+        !text(&out.stderr).contains("model request"),
+        "logs never reach the terminal"
+    );
 }

@@ -244,6 +244,17 @@ pub(crate) fn stream_error(body: &Value) -> AiError {
     )
 }
 
+/// Logs an outgoing model request: the endpoint at debug level, the body at
+/// trace level. Bodies never hold credentials (keys travel in headers, which
+/// are not logged).
+pub(crate) fn log_request(url: &str, body: &serde_json::Value) {
+    if tracing::enabled!(tracing::Level::TRACE) {
+        tracing::trace!(url, body = %body, "model request");
+    } else {
+        tracing::debug!(url, "model request");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,16 +346,5 @@ mod tests {
             "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
         );
         assert_eq!(parse_retry_after(&dated), None);
-    }
-}
-
-/// Logs an outgoing model request: the endpoint at debug level, the body at
-/// trace level. Bodies never hold credentials (keys travel in headers, which
-/// are not logged).
-pub(crate) fn log_request(url: &str, body: &serde_json::Value) {
-    if tracing::enabled!(tracing::Level::TRACE) {
-        tracing::trace!(url, body = %body, "model request");
-    } else {
-        tracing::debug!(url, "model request");
     }
 }
