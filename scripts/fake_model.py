@@ -17,6 +17,26 @@ import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
+MARKDOWN = """## Where `main` lives
+
+The entry point is **`src/main.rs`**; it only *prints* a greeting:
+
+```rust
+fn main() {
+    println!("hi");
+}
+```
+
+- one binary target
+- no library code yet
+
+| file | lines |
+|---|---|
+| src/main.rs | 1 |
+
+"""
+
+
 def chunk(delta, finish=None):
     body = {"id": "fake", "object": "chat.completion.chunk", "model": "fake",
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -56,6 +76,9 @@ class Handler(BaseHTTPRequestHandler):
                                               "function": {"name": "grep", "arguments": args}}]}))
             out.append(chunk({}, "tool_calls"))
         else:
+            if self.server.opts.markdown:
+                for i in range(0, len(MARKDOWN), 3):
+                    out.append(chunk({"content": MARKDOWN[i:i + 3]}))
             for i in range(self.server.opts.deltas):
                 text = "\n" if i % 20 == 19 else f"w{i % 10} "
                 out.append(chunk({"content": text}))
@@ -89,6 +112,7 @@ def main():
     parser.add_argument("--reasoning", type=int, default=0)
     parser.add_argument("--tool-first", action="store_true")
     parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--markdown", action="store_true", help="answer with a markdown sample first")
     opts = parser.parse_args()
     server = Server(("127.0.0.1", opts.port), Handler)
     server.opts = opts

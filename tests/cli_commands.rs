@@ -69,7 +69,7 @@ async fn sessions_and_show_read_what_the_store_holds() {
     assert_eq!(here.status.code(), Some(0));
     let listed = stdout(&here);
     assert!(
-        listed.contains(&id) && listed.contains("find main") && listed.contains("1 turns"),
+        listed.contains(&id) && listed.contains("find main") && listed.contains("1 turn"),
         "{listed}"
     );
     assert!(!listed.contains("elsewhere"));

@@ -381,7 +381,7 @@ fn a_resumed_session_prints_its_header_and_recent_turns() {
     assert_eq!(
         committed(&mut app),
         [
-            "── Parser work · 01234567 · 2d ago · 4 turns",
+            "── Parser work · 89abcdef · 2d ago · 4 turns",
             "",
             "› what is here?",
             "",

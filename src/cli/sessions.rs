@@ -43,10 +43,14 @@ pub async fn list(
             String::new()
         };
         println!(
-            "{}  {:>9}  {:>3} turns{status}  {}{place}",
+            "{}  {:>9}  {:>9}{status}  {}{place}",
             s.id,
             age(now.saturating_sub(s.updated_at)),
-            s.turns,
+            if s.turns == 1 {
+                "1 turn".to_string()
+            } else {
+                format!("{} turns", s.turns)
+            },
             s.title.as_deref().unwrap_or("(untitled)")
         );
     }

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 
 use super::format_age;
 use super::notice::truncate;
-use super::session_header::short_id;
+use super::session_header::{short_id, turns};
 use crate::tui::bridge::SessionRow;
 
 const VISIBLE_ROWS: usize = 8;
@@ -98,10 +98,10 @@ impl ResumePicker {
                 row.title.as_str()
             };
             let meta = format!(
-                "  {} · {} · {} turns",
+                "  {} · {} · {}",
                 short_id(&row.id),
                 format_age(row.updated_at, now_ms),
-                row.turns
+                turns(row.turns)
             );
             let title_room = w.saturating_sub(meta.chars().count() + 2).max(8);
             let style = if i == self.selected {

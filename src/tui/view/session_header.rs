@@ -21,9 +21,9 @@ pub fn lines(header: &SessionHeader, now_ms: u64, width: u16) -> Vec<Line<'stati
         Span::styled(title.to_string(), Style::new().add_modifier(Modifier::BOLD)),
         Span::styled(
             format!(
-                " · {} · {age} · {} turns",
+                " · {} · {age} · {}",
                 short_id(&header.id),
-                header.turns
+                turns(header.turns)
             ),
             dim,
         ),
@@ -42,7 +42,18 @@ pub fn lines(header: &SessionHeader, now_ms: u64, width: u16) -> Vec<Line<'stati
     out
 }
 
-/// The first 8 characters of a session id.
+/// "1 turn", "3 turns".
+pub fn turns(n: u64) -> String {
+    if n == 1 {
+        "1 turn".into()
+    } else {
+        format!("{n} turns")
+    }
+}
+
+/// The last 8 characters of a session id: its random part, which tells
+/// sessions apart (the leading characters are a shared prefix and the time).
 pub fn short_id(id: &str) -> String {
-    id.chars().take(8).collect()
+    let count = id.chars().count();
+    id.chars().skip(count.saturating_sub(8)).collect()
 }

@@ -95,7 +95,7 @@ impl ToolPane {
             } else {
                 Style::new().fg(Color::Gray)
             };
-            let lines: Vec<&str> = outcome.result.lines().collect();
+            let lines = preview_lines(&outcome.result, outcome.is_error);
             for l in lines.iter().take(preview) {
                 out.push(Line::from(vec![
                     Span::styled("  │ ", gutter),
@@ -208,6 +208,48 @@ mod tests {
         assert_eq!(
             short_args(&call("other", json!({"_intent": "x", "k": 1}))),
             "{\"k\":1}"
+        );
+    }
+}
+
+/// The lines of a result worth previewing: for the built-in tools' layouts
+/// the body after their header (matches, file lines, the file list), else
+/// every line. Errors are shown from the top.
+fn preview_lines(result: &str, is_error: bool) -> Vec<&str> {
+    let lines: Vec<&str> = result.lines().collect();
+    if is_error {
+        return lines;
+    }
+    let body_start = lines
+        .iter()
+        .position(|l| *l == "[content]:" || l.starts_with("Scope: `") || l.starts_with("Files: "));
+    match body_start {
+        Some(at) => lines[at + 1..]
+            .iter()
+            .skip_while(|l| l.trim().is_empty())
+            .copied()
+            .collect(),
+        None => lines,
+    }
+}
+
+#[cfg(test)]
+mod preview_tests {
+    use super::preview_lines;
+
+    #[test]
+    fn built_in_results_preview_their_body_not_their_header() {
+        let grep = "## grep match results\n\nSearched for:\n- `fn main`\n\nScope: `.`\n\n- src/main.rs:1\n  fn main() {}";
+        assert_eq!(
+            preview_lines(grep, false),
+            ["- src/main.rs:1", "  fn main() {}"]
+        );
+        let read = "[what]: file_content\n[path]: a.rs\n[content]:\n1 | x";
+        assert_eq!(preview_lines(read, false), ["1 | x"]);
+        assert_eq!(preview_lines("plain\nresult", false), ["plain", "result"]);
+        assert_eq!(
+            preview_lines("[what]: bad\nScope: `x`", true),
+            ["[what]: bad", "Scope: `x`"]
         );
     }
 }
