@@ -11,8 +11,10 @@ use super::{output_cell, slash_popup, thought_cell, user_cell};
 use crate::tui::app::{App, Popup};
 
 /// Rows the inline viewport gets on a screen `screen_height` rows tall.
+/// At least one row stays outside it: lines inserted above a viewport that
+/// fills the whole screen leave stale rows behind.
 pub fn viewport_height(screen_height: u16) -> u16 {
-    (screen_height * 2 / 5).max(10).min(screen_height)
+    (screen_height * 2 / 5).max(10).min(screen_height.saturating_sub(1)).max(1)
 }
 
 /// The active cells (live thought, streaming tail, running tools).
