@@ -142,9 +142,12 @@ async fn prompts_run_one_after_another_and_state_shows_the_queue() {
     let h = harness(vec![slow, Reply::openai_text("second answer")]).await;
     let (a1, a2) = (h.agent.clone(), h.agent.clone());
     let first = tokio::spawn(async move { a1.prompt("one").await });
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert!(h.mock.wait_for_requests(1, Duration::from_secs(5)).await);
     let second = tokio::spawn(async move { a2.prompt("two").await });
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while h.agent.state().queued_prompts == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
     let state = h.agent.state();
     assert!(state.is_running);
     assert_eq!(state.queued_prompts, 1);

@@ -14,7 +14,10 @@ use crate::tui::app::{App, Popup};
 /// At least one row stays outside it: lines inserted above a viewport that
 /// fills the whole screen leave stale rows behind.
 pub fn viewport_height(screen_height: u16) -> u16 {
-    (screen_height * 2 / 5).max(10).min(screen_height.saturating_sub(1)).max(1)
+    (screen_height * 2 / 5)
+        .max(10)
+        .min(screen_height.saturating_sub(1))
+        .max(1)
 }
 
 /// The active cells (live thought, streaming tail, running tools).
