@@ -139,15 +139,14 @@ impl StepAssembler {
             let calls = self
                 .calls
                 .into_iter()
-                .enumerate()
-                .map(|(n, call)| {
+                .map(|call| {
                     let args = if call.args.trim().is_empty() {
                         call.initial_args.unwrap_or_else(empty_args)
                     } else {
                         parse_args(call.args)
                     };
                     let id = if call.id.is_empty() {
-                        format!("call_{n}")
+                        fresh_call_id()
                     } else {
                         call.id
                     };
@@ -197,6 +196,17 @@ impl UsageParts {
     }
 }
 
+/// An id for a call the provider sent without one: a process-wide counter
+/// plus a per-process random token, so ids never repeat within a session,
+/// even across restarts (an id is the recall key of its result).
+fn fresh_call_id() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    static TOKEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let token = TOKEN.get_or_init(super::replay::random_token);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("call_{n}_{token}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,9 +253,17 @@ mod tests {
     }
 
     #[test]
-    fn missing_id_gets_a_positional_one() {
-        let mut a = StepAssembler::default();
-        a.tool_call_fragment(0, None, Some("x"), None);
-        assert_eq!(finished_calls(a)[0].id, "call_0");
+    fn missing_ids_are_made_unique_across_steps_regression_repeated_positional_ids() {
+        let id_of_one_step = || {
+            let mut a = StepAssembler::default();
+            a.tool_call_fragment(0, None, Some("x"), None);
+            finished_calls(a)[0].id.clone()
+        };
+        let (first, second) = (id_of_one_step(), id_of_one_step());
+        assert!(first.starts_with("call_"), "{first}");
+        assert_ne!(
+            first, second,
+            "the seed reused `call_0` every step, breaking recall"
+        );
     }
 }
