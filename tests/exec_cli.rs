@@ -269,3 +269,33 @@ async fn trace_logs_hold_request_bodies_but_never_the_key() {
         "logs never reach the terminal"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn continue_refuses_a_session_another_process_is_running() {
+    let f = fixture();
+    let hanging = OpenAiStream::new().text("busy").into_reply().hang_after(2);
+    let mock = MockModel::start([hanging]).await;
+    let url = mock.openai_base_url();
+    let mut first = command(&f, Some(&url), &["start"]);
+    first.stdout(Stdio::null()).stderr(Stdio::null());
+    let mut first = first.spawn().unwrap();
+    assert!(mock.wait_for_requests(1, Duration::from_secs(10)).await);
+
+    let second = run(command(&f, Some(&url), &["--continue", "me too"])).await;
+    let err = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("in use by another light-agent process"),
+        "{err}"
+    );
+    assert_eq!(mock.request_count(), 1, "the second process sent nothing");
+
+    Command::new("kill")
+        .args(["-INT", &first.id().to_string()])
+        .status()
+        .unwrap();
+    let status = tokio::task::spawn_blocking(move || first.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(130));
+}

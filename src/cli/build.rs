@@ -12,7 +12,7 @@ use light_agent::ai::{
 };
 use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
-use light_agent::session::{AgentSession, SessionManager};
+use light_agent::session::{AgentSession, SessionManager, SessionStatus};
 use light_agent::tool::builtin;
 
 /// Which session a host starts in.
@@ -51,14 +51,27 @@ pub async fn open_session(
     choice: &SessionChoice,
     title: Option<String>,
 ) -> Result<(AgentSession, bool)> {
-    match choice {
-        SessionChoice::Id(id) => Ok((manager.open_session(id).await?, true)),
+    let session = match choice {
+        SessionChoice::Id(id) => manager.open_session(id).await?,
         SessionChoice::Latest => match manager.open_latest(cwd).await? {
-            Some(session) => Ok((session, true)),
-            None => Ok((manager.create(cwd, title).await?, false)),
+            Some(session) => session,
+            None => return Ok((manager.create(cwd, title).await?, false)),
         },
-        SessionChoice::New => Ok((manager.create(cwd, title).await?, false)),
+        SessionChoice::New => return Ok((manager.create(cwd, title).await?, false)),
+    };
+    ensure_not_busy(manager, session.id()).await?;
+    Ok((session, true))
+}
+
+/// Refuses a session that another live light-agent process is running: two
+/// writers would interleave their turns in one log.
+pub async fn ensure_not_busy(manager: &SessionManager, id: &str) -> Result<()> {
+    if manager.info(id).await?.status == SessionStatus::Running {
+        anyhow::bail!(
+            "session {id} is in use by another light-agent process; wait for it to finish, or start a new session (--new)"
+        );
     }
+    Ok(())
 }
 
 /// The context configuration for `cwd`: the built-in tools' guide,

@@ -233,6 +233,9 @@ impl RuntimeBridge {
             }
             Op::Resume(id) => {
                 let session = self.manager.open_session(&id).await?;
+                if id != self.session.id() {
+                    build::ensure_not_busy(&self.manager, &id).await?;
+                }
                 self.switch_to(session).await?;
             }
             Op::ListSessions { all_cwds } => {
