@@ -19,10 +19,12 @@ use cli::build::{self, SessionChoice};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // Headless runs stream on one thread: no cross-thread wake-up per delta.
+    let mut builder = match cli.command {
+        Some(Command::Exec(_)) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("light-agent: cannot start the async runtime: {e}");

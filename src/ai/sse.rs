@@ -55,7 +55,7 @@ impl SseDecoder {
             }
             self.skip_lf = false;
         }
-        while let Some(pos) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(pos) = memchr::memchr2(b'\n', b'\r', rest) {
             let line = &rest[..pos];
             let ended_by_cr = rest[pos] == b'\r';
             rest = &rest[pos + 1..];
@@ -113,12 +113,12 @@ impl SseDecoder {
                 if self.has_data {
                     self.data.push('\n');
                 }
-                self.data.push_str(&String::from_utf8_lossy(value));
+                push_utf8(&mut self.data, value);
                 self.has_data = true;
             }
             b"event" => {
                 self.event.clear();
-                self.event.push_str(&String::from_utf8_lossy(value));
+                push_utf8(&mut self.event, value);
             }
             _ => {}
         }
@@ -134,6 +134,15 @@ impl SseDecoder {
         } else {
             self.event.clear();
         }
+    }
+}
+
+/// Appends `bytes` as text; invalid UTF-8 becomes U+FFFD. The strict check
+/// first: it is vectorised, the lossy walk is not.
+fn push_utf8(dst: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => dst.push_str(text),
+        Err(_) => dst.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 
