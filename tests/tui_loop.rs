@@ -214,3 +214,34 @@ fn first_frame_of_an_empty_session_is_fast() {
     assert!(took < Duration::from_secs(1), "{took:?}");
     assert!(screen.backend().to_string().contains("idle"));
 }
+
+#[tokio::test]
+async fn the_first_frame_shows_what_the_runtime_said_before_it_regression_no_model_flash() {
+    let (_key_tx, key_rx) = fmpsc::unbounded::<io::Result<Event>>();
+    let (op_tx, _op_rx) = mpsc::unbounded_channel();
+    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<UiInput>();
+    in_tx
+        .send(UiInput::Status(light_agent::tui::RuntimeStatus {
+            model: "gpt-test-model".into(),
+            ..Default::default()
+        }))
+        .unwrap();
+    let mut screen = Screen::new(TestBackend::new(60, 12)).unwrap();
+    let mut app = App::new(TuiOptions::default(), 60, 12, Instant::now(), NOW_MS);
+    // Shutdown is already due: exactly the first frame gets drawn.
+    run_loop(
+        &mut screen,
+        &mut app,
+        key_rx,
+        &op_tx,
+        &mut in_rx,
+        async {},
+        LoopConfig::default(),
+    )
+    .await
+    .unwrap();
+    let buffer = screen.backend().buffer();
+    let text: String = buffer.content().iter().map(|cell| cell.symbol()).collect();
+    assert!(text.contains("gpt-test-model"), "{text}");
+    assert!(!text.contains("no model"), "{text}");
+}

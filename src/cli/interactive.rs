@@ -52,6 +52,13 @@ pub async fn run(launch: Launch) -> Result<Exit> {
         no_model_message: launch.model_missing.clone(),
         initial_prompt: launch.initial_prompt.clone(),
     };
+    // Known before anything loads: the status line never shows a stale model.
+    let _ = ui_tx.send(UiInput::Status(RuntimeStatus {
+        model: launch.settings.model.clone(),
+        provider: launch.settings.provider.name.clone(),
+        context_window: launch.settings.context_window,
+        ..RuntimeStatus::default()
+    }));
     // The UI draws its first frame while the session loads.
     let runtime = tokio::spawn(async move {
         match RuntimeBridge::start(launch, manager, ui_tx.clone()).await {
@@ -137,6 +144,7 @@ impl RuntimeBridge {
             note,
         };
         self.send(UiInput::Session { header, recent });
+        self.status();
         if let Some(adaptor) = &self.adaptor {
             let (agent, warnings) = build::agent(
                 &self.launch.cwd,

@@ -161,6 +161,10 @@ where
 {
     tokio::pin!(shutdown);
     app.set_time(Instant::now(), now_millis());
+    // What the runtime already said (the model, say) belongs in the first frame.
+    while let Ok(input) = inputs.try_recv() {
+        app.update(AppMsg::Input(input));
+    }
     screen.draw(app)?;
     if config.panic_after_first_frame {
         panic!("LIGHT_AGENT_TEST_PANIC: panicking after the first frame");
