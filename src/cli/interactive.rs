@@ -253,6 +253,8 @@ impl RuntimeBridge {
                     .list(cwd, 200)
                     .await?
                     .into_iter()
+                    // An empty session has nothing to resume into.
+                    .filter(|s| s.events > 0 || s.id == self.session.id())
                     .map(|s| SessionRow {
                         id: s.id,
                         title: s.title.unwrap_or_default(),
