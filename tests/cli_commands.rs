@@ -163,3 +163,40 @@ fn completions_are_generated_for_bash() {
             && script.contains("sessions")
     );
 }
+
+#[tokio::test]
+async fn resuming_another_directorys_session_says_where_it_belongs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, repo, other) = (
+        dir.path().join("home"),
+        dir.path().join("repo"),
+        dir.path().join("other"),
+    );
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    let id = {
+        let manager = SessionManager::open(&home.join("sessions.sqlite3")).unwrap();
+        manager.create(&other, None).await.unwrap().id().to_string()
+    };
+    let out = light_agent(
+        &home,
+        &repo,
+        &[
+            "exec",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--resume",
+            &id,
+            "hi",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let other = std::fs::canonicalize(&other).unwrap();
+    assert!(
+        err.contains("belongs to") && err.contains(&other.display().to_string()),
+        "{err}"
+    );
+}

@@ -59,6 +59,14 @@ pub async fn open_session(
         },
         SessionChoice::New => return Ok((manager.create(cwd, title).await?, false)),
     };
+    let info = manager.info(session.id()).await?;
+    if info.cwd != cwd {
+        anyhow::bail!(
+            "session {} belongs to {dir}; run light-agent there, or pass --cwd {dir}",
+            info.id,
+            dir = info.cwd.display()
+        );
+    }
     ensure_not_busy(manager, session.id()).await?;
     Ok((session, true))
 }

@@ -241,6 +241,16 @@ impl RuntimeBridge {
             }
             Op::Resume(id) => {
                 let session = self.manager.open_session(&id).await?;
+                let info = self.manager.info(&id).await?;
+                if info.cwd != self.launch.cwd {
+                    // Its tools and history belong to that directory.
+                    let text = format!(
+                        "session {id} belongs to {dir}; resume it there: cd {dir} && light-agent --resume {id}",
+                        dir = info.cwd.display()
+                    );
+                    self.notice(NoticeLevel::Warn, text);
+                    return Ok(());
+                }
                 if id != self.session.id() {
                     build::ensure_not_busy(&self.manager, &id).await?;
                 }
