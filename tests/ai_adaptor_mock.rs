@@ -6,14 +6,16 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use light_agent::ai::{
     Adaptor, AiError, AiErrorKind, AnthropicAdaptor, HttpOptions, OpenAiAdaptor, RetryPolicy,
     TextRequest, anthropic, openai,
 };
 use light_agent::protocol::{AgentEvent, ToolCall, Usage};
 use serde_json::json;
-use support::adaptor_calls::{call_with_retries, collect_request, hello_request, quick_retries};
+use support::adaptor_calls::{
+    assert_cancel_while_hanging_ends_fast, call_with_retries, collect_request, hello_request,
+    quick_retries,
+};
 use support::{AnthropicStream, MockModel, OpenAiStream, Reply};
 use tokio_util::sync::CancellationToken;
 
@@ -288,27 +290,13 @@ async fn cancel_while_the_server_hangs_ends_the_stream_fast_and_closes_the_conne
             (mock, adaptor)
         },
     ] {
-        let cancel = CancellationToken::new();
-        let mut stream = adaptor.stream(hello_request(), cancel.clone());
-        let first = stream.next().await.unwrap().unwrap();
-        assert_eq!(first.kind(), "output_delta");
-        let waiter = tokio::spawn(async move {
-            let item = stream.next().await;
-            (item, Instant::now(), stream.next().await.is_none())
-        });
-        tokio::time::sleep(Duration::from_millis(30)).await;
-        let fired = Instant::now();
-        cancel.cancel();
-        let (item, ended, then_nothing) = waiter.await.unwrap();
-        let latency = ended.duration_since(fired);
-        println!("cancel -> aborted: {latency:?}");
-        assert!(item.unwrap().unwrap_err().is_aborted());
-        assert!(then_nothing);
-        assert!(latency < Duration::from_secs(1), "{latency:?}");
-        assert!(
-            mock.wait_for_disconnect(Duration::from_secs(2)).await,
-            "mock did not see the disconnect"
-        );
+        assert_cancel_while_hanging_ends_fast(
+            "openai/anthropic",
+            adaptor.as_ref(),
+            hello_request(),
+            &mock,
+        )
+        .await;
     }
 }
 

@@ -5,10 +5,11 @@
 use light_agent::ai::{StreamRequest, anthropic, openai};
 mod support;
 
-use light_agent::protocol::{AgentEvent, InputSource, Meta, StopCause};
 use serde_json::{Value, json};
 use support::history::{
-    call, calls, input, output, parallel_calls_with_reversed_results, request, result, stop,
+    call_with_bad_arguments_and_its_error_result, input, output,
+    parallel_calls_with_reversed_results, request, summary_then_system_note,
+    unanswered_call_then_interrupt,
 };
 
 /// Both bodies, side by side.
@@ -62,22 +63,7 @@ fn parallel_tool_calls_with_results_stored_in_reverse_order() {
 
 #[test]
 fn error_result_is_marked_for_the_model() {
-    let req = request(vec![
-        input(1, "Search."),
-        calls(
-            1,
-            1,
-            vec![call("call_x", "grep", json!("{\"search_strs\": [\"a\""))],
-        ),
-        result(
-            1,
-            1,
-            "call_x",
-            "grep",
-            "invalid arguments: EOF while parsing",
-            true,
-        ),
-    ]);
+    let req = request(call_with_bad_arguments_and_its_error_result());
     let bodies = bodies(&req);
     let tool = &bodies["openai"]["messages"][3];
     assert_eq!(
@@ -95,21 +81,7 @@ fn error_result_is_marked_for_the_model() {
 
 #[test]
 fn unanswered_call_after_an_interrupt_gets_an_interrupted_result_and_a_note() {
-    let req = request(vec![
-        input(1, "Search everything."),
-        output(1, 1, "On it."),
-        calls(
-            1,
-            1,
-            vec![
-                call("call_done", "grep", json!({"search_strs": ["a"]})),
-                call("call_open", "grep", json!({"search_strs": ["b"]})),
-            ],
-        ),
-        result(1, 1, "call_done", "grep", "a.rs:1", false),
-        stop(1, 1, StopCause::User),
-        input(2, "Never mind, stop."),
-    ]);
+    let req = request(unanswered_call_then_interrupt());
     let bodies = bodies(&req);
     let openai = &bodies["openai"];
     assert_eq!(
@@ -138,20 +110,7 @@ fn unanswered_call_after_an_interrupt_gets_an_interrupted_result_and_a_note() {
 
 #[test]
 fn summary_is_a_labelled_note_where_it_sits() {
-    let req = request(vec![
-        AgentEvent::AgentSummary {
-            text: "Goal: find main. Done: located src/main.rs.".into(),
-            covers_through: Meta::new(1, 2),
-            meta: Meta::new(2, 1),
-        },
-        input(2, "Now add a flag."),
-        AgentEvent::Input {
-            text: "Skill loaded: clap.".into(),
-            source: InputSource::System,
-            meta: Meta::new(2, 1),
-        },
-        output(2, 1, "Adding it."),
-    ]);
+    let req = request(summary_then_system_note());
     let bodies = bodies(&req);
     let openai = &bodies["openai"];
     assert_eq!(

@@ -6,9 +6,8 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures::StreamExt;
 use light_agent::ai::responses::{self, ResponsesDecoder, ResponsesOptions};
 use light_agent::ai::{
     Adaptor, AiError, AiErrorKind, HttpOptions, ResponsesAdaptor, RetryPolicy, StreamRequest,
@@ -16,7 +15,10 @@ use light_agent::ai::{
 };
 use light_agent::protocol::{AgentEvent, Meta, ToolOutcome, Usage};
 use serde_json::json;
-use support::adaptor_calls::{call_with_retries, collect_request, hello_request, quick_retries};
+use support::adaptor_calls::{
+    assert_cancel_while_hanging_ends_fast, call_with_retries, collect_request, hello_request,
+    quick_retries,
+};
 use support::decoding::{
     Decoded, assert_same_at_every_split, deltas_concat, finals, fixture, full_text,
 };
@@ -349,27 +351,7 @@ async fn cancel_while_the_server_hangs_ends_fast_and_closes_the_connection() {
         .hang_after(3);
     let mock = MockModel::start([reply]).await;
     let adaptor = adaptor(&mock, "gpt-5");
-    let cancel = CancellationToken::new();
-    let mut stream = adaptor.stream(hello_request(), cancel.clone());
-    let first = stream.next().await.unwrap().unwrap();
-    assert_eq!(first.kind(), "output_delta");
-    let waiter = tokio::spawn(async move {
-        let item = stream.next().await;
-        (item, Instant::now(), stream.next().await.is_none())
-    });
-    tokio::time::sleep(Duration::from_millis(30)).await;
-    let fired = Instant::now();
-    cancel.cancel();
-    let (item, ended, then_nothing) = waiter.await.unwrap();
-    let latency = ended.duration_since(fired);
-    println!("responses cancel -> aborted: {latency:?}");
-    assert!(item.unwrap().unwrap_err().is_aborted());
-    assert!(then_nothing);
-    assert!(latency < Duration::from_secs(1), "{latency:?}");
-    assert!(
-        mock.wait_for_disconnect(Duration::from_secs(2)).await,
-        "mock did not see the disconnect"
-    );
+    assert_cancel_while_hanging_ends_fast("responses", &adaptor, hello_request(), &mock).await;
 }
 
 #[tokio::test]

@@ -1,13 +1,15 @@
 //! One model call through an [`Adaptor`], collected to its end, and the
 //! agent loop's retry rule around it.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use light_agent::ai::{Adaptor, AiError, RetryPolicy, StreamRequest, sleep_or_cancel};
 use light_agent::protocol::{AgentEvent, InputSource, Meta, ToolSpec};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+
+use super::mock_model::MockModel;
 
 /// A `grep` tool with a minimal schema.
 pub fn grep_tool() -> ToolSpec {
@@ -84,4 +86,37 @@ pub fn quick_retries() -> RetryPolicy {
         base_delay: Duration::from_millis(10),
         ..RetryPolicy::default()
     }
+}
+
+/// Starts `req` on `adaptor`, whose `mock` hangs after the first delta,
+/// cancels it and asserts that the stream ends with an aborted error and
+/// nothing after it, within 1 s (the latency is printed, labelled `label`),
+/// and that the mock sees the connection close.
+pub async fn assert_cancel_while_hanging_ends_fast(
+    label: &str,
+    adaptor: &dyn Adaptor,
+    req: StreamRequest,
+    mock: &MockModel,
+) {
+    let cancel = CancellationToken::new();
+    let mut stream = adaptor.stream(req, cancel.clone());
+    let first = stream.next().await.unwrap().unwrap();
+    assert_eq!(first.kind(), "output_delta");
+    let waiter = tokio::spawn(async move {
+        let item = stream.next().await;
+        (item, Instant::now(), stream.next().await.is_none())
+    });
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    let fired = Instant::now();
+    cancel.cancel();
+    let (item, ended, then_nothing) = waiter.await.unwrap();
+    let latency = ended.duration_since(fired);
+    println!("{label} cancel -> aborted: {latency:?}");
+    assert!(item.unwrap().unwrap_err().is_aborted());
+    assert!(then_nothing);
+    assert!(latency < Duration::from_secs(1), "{latency:?}");
+    assert!(
+        mock.wait_for_disconnect(Duration::from_secs(2)).await,
+        "mock did not see the disconnect"
+    );
 }

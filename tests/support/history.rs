@@ -150,3 +150,62 @@ pub fn parallel_calls_with_reversed_results() -> Vec<AgentEvent> {
         stop(1, 2, StopCause::Done),
     ]
 }
+
+/// A call whose arguments are not valid JSON, and the error result it got.
+pub fn call_with_bad_arguments_and_its_error_result() -> Vec<AgentEvent> {
+    vec![
+        input(1, "Search."),
+        calls(
+            1,
+            1,
+            vec![call("call_x", "grep", json!("{\"search_strs\": [\"a\""))],
+        ),
+        result(
+            1,
+            1,
+            "call_x",
+            "grep",
+            "invalid arguments: EOF while parsing",
+            true,
+        ),
+    ]
+}
+
+/// Two parallel calls, one answered, then the user interrupts and sends a
+/// new prompt.
+pub fn unanswered_call_then_interrupt() -> Vec<AgentEvent> {
+    vec![
+        input(1, "Search everything."),
+        output(1, 1, "On it."),
+        calls(
+            1,
+            1,
+            vec![
+                call("call_done", "grep", json!({"search_strs": ["a"]})),
+                call("call_open", "grep", json!({"search_strs": ["b"]})),
+            ],
+        ),
+        result(1, 1, "call_done", "grep", "a.rs:1", false),
+        stop(1, 1, StopCause::User),
+        input(2, "Never mind, stop."),
+    ]
+}
+
+/// A summary of turn 1, a prompt, a system note (a loaded skill) and the
+/// answer.
+pub fn summary_then_system_note() -> Vec<AgentEvent> {
+    vec![
+        AgentEvent::AgentSummary {
+            text: "Goal: find main. Done: located src/main.rs.".into(),
+            covers_through: Meta::new(1, 2),
+            meta: Meta::new(2, 1),
+        },
+        input(2, "Now add a flag."),
+        AgentEvent::Input {
+            text: "Skill loaded: clap.".into(),
+            source: InputSource::System,
+            meta: Meta::new(2, 1),
+        },
+        output(2, 1, "Adding it."),
+    ]
+}
