@@ -7,89 +7,34 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use light_agent::agent::{Agent, AgentConfig, AgentError, LoopConfig, Notice};
-use light_agent::ai::{HttpOptions, OpenAiAdaptor, RetryPolicy};
-use light_agent::context::{ContextConfig, PromptSection};
+use light_agent::agent::{AgentError, Notice};
+use light_agent::ai::{HttpOptions, OpenAiAdaptor};
 use light_agent::protocol::{AgentEvent, StopCause};
-use light_agent::session::{AgentSession, SessionManager};
-use light_agent::tool::{ToolDefinition, ToolOutput, builtin};
+use light_agent::tool::{ToolDefinition, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use support::{MockModel, OpenAiStream, Reply};
+use support::agent_harness::{Harness, drain};
+use support::{OpenAiStream, Reply};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-struct Harness {
-    agent: Agent,
-    mock: MockModel,
-    session: AgentSession,
-    events: UnboundedReceiver<AgentEvent>,
-    _dir: tempfile::TempDir,
-}
-
-/// A repo with a few files, a session database, and an agent over the mock.
+/// A repo with a few files and a file outside it, a session database, and
+/// an agent over the mock.
 async fn harness(replies: Vec<Reply>) -> Harness {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    std::fs::write(
-        repo.join("src/main.rs"),
-        "fn main() {\n    println!(\"hello\");\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        repo.join("src/lib.rs"),
-        "pub fn answer() -> u32 {\n    42\n}\n",
-    )
-    .unwrap();
-    std::fs::write(repo.join("README.md"), "# demo\n").unwrap();
-    std::fs::write(dir.path().join("outside.txt"), "SECRET OUTSIDE").unwrap();
-    let manager = SessionManager::open(&dir.path().join("sessions.sqlite3")).unwrap();
-    let session = manager.create(&repo, None).await.unwrap();
-    let mock = MockModel::start(replies).await;
-    let adaptor = OpenAiAdaptor::new(
-        mock.openai_base_url(),
-        Some("sk-test".into()),
-        "mock-model",
-        HttpOptions::default(),
-    )
-    .unwrap();
-    let agent = Agent::new(AgentConfig {
-        cwd: repo,
-        session: Some(session.clone()),
-        adaptor: Arc::new(adaptor),
-        context: ContextConfig {
-            prompts: vec![PromptSection::new(
-                builtin::TOOL_PROMPTS_NAME,
-                builtin::tool_prompts(),
-            )],
-            ..ContextConfig::default()
-        },
-        loop_config: LoopConfig {
-            max_steps: 10,
-            retry: RetryPolicy {
-                base_delay: Duration::from_millis(20),
-                ..RetryPolicy::default()
-            },
-        },
-    });
-    builtin::register_all(agent.tool()).unwrap();
-    let events = agent.subscribe();
-    Harness {
-        agent,
-        mock,
-        session,
-        events,
-        _dir: dir,
-    }
-}
-
-fn drain(rx: &mut UnboundedReceiver<AgentEvent>) -> Vec<AgentEvent> {
-    let mut out = Vec::new();
-    while let Ok(event) = rx.try_recv() {
-        out.push(event);
-    }
-    out
+    let h = Harness::start(replies, |mock| {
+        Arc::new(
+            OpenAiAdaptor::new(
+                mock.openai_base_url(),
+                Some("sk-test".into()),
+                "mock-model",
+                HttpOptions::default(),
+            )
+            .unwrap(),
+        )
+    })
+    .await;
+    std::fs::write(h.dir.path().join("outside.txt"), "SECRET OUTSIDE").unwrap();
+    h
 }
 
 async fn wait_for(

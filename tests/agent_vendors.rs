@@ -6,16 +6,13 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use light_agent::agent::{Agent, AgentConfig, LoopConfig};
 use light_agent::ai::gemini::CallIds;
-use light_agent::ai::{Adaptor, GeminiAdaptor, HttpOptions, ResponsesAdaptor, RetryPolicy};
-use light_agent::context::{ContextConfig, PromptSection};
+use light_agent::ai::{Adaptor, GeminiAdaptor, HttpOptions, ResponsesAdaptor};
 use light_agent::protocol::{AgentEvent, StopCause};
-use light_agent::session::SessionManager;
-use light_agent::tool::builtin;
 use serde_json::{Value, json};
+use support::agent_harness::{Harness, drain};
+use support::child_env::{run, scrub};
 use support::{GeminiStream, MockModel, Reply, ResponsesStream};
 
 #[derive(Debug, Clone, Copy)]
@@ -153,44 +150,13 @@ fn sent_tools(vendor: Vendor, body: &Value) -> Vec<String> {
 }
 
 async fn three_step_turn(vendor: Vendor) {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    std::fs::write(
-        repo.join("src/main.rs"),
-        "fn main() {\n    println!(\"hello\");\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        repo.join("src/lib.rs"),
-        "pub fn answer() -> u32 {\n    42\n}\n",
-    )
-    .unwrap();
-    std::fs::write(repo.join("README.md"), "# demo\n").unwrap();
-    let manager = SessionManager::open(&dir.path().join("sessions.sqlite3")).unwrap();
-    let session = manager.create(&repo, None).await.unwrap();
-    let mock = MockModel::start(three_steps(vendor)).await;
-    let agent = Agent::new(AgentConfig {
-        cwd: repo,
-        session: Some(session.clone()),
-        adaptor: adaptor(vendor, &mock),
-        context: ContextConfig {
-            prompts: vec![PromptSection::new(
-                builtin::TOOL_PROMPTS_NAME,
-                builtin::tool_prompts(),
-            )],
-            ..ContextConfig::default()
-        },
-        loop_config: LoopConfig {
-            max_steps: 10,
-            retry: RetryPolicy {
-                base_delay: Duration::from_millis(20),
-                ..RetryPolicy::default()
-            },
-        },
-    });
-    builtin::register_all(agent.tool()).unwrap();
-    let mut rx = agent.subscribe();
+    let Harness {
+        agent,
+        mock,
+        session,
+        events: mut rx,
+        dir: _dir,
+    } = Harness::start(three_steps(vendor), |mock| adaptor(vendor, mock)).await;
 
     let outcome = agent
         .prompt("Where is main and what does answer return?")
@@ -203,10 +169,7 @@ async fn three_step_turn(vendor: Vendor) {
         outcome.message
     );
 
-    let mut events = Vec::new();
-    while let Ok(event) = rx.try_recv() {
-        events.push(event);
-    }
+    let events = drain(&mut rx);
     let canonical: Vec<AgentEvent> = events
         .iter()
         .filter(|e| !e.is_transient())
@@ -310,25 +273,10 @@ async fn exec_with_kind(kind: &str, base_url: &str, model: &str, reply: Reply) -
     .unwrap();
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_light-agent"));
     cmd.current_dir(&repo).env("LIGHT_AGENT_HOME", &home);
-    for var in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "DEEPSEEK_API_KEY",
-        "GEMINI_API_KEY",
-        "LIGHT_AGENT_PROVIDER",
-        "LIGHT_AGENT_MODEL",
-        "LIGHT_AGENT_BASE_URL",
-        "OPENAI_BASE_URL",
-        "GOOGLE_GEMINI_BASE_URL",
-        "RUST_LOG",
-    ] {
-        cmd.env_remove(var);
-    }
+    scrub(&mut cmd);
     cmd.args(["exec", "What is the answer?"])
         .stdin(std::process::Stdio::null());
-    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let output = run(cmd).await;
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(output.status.code(), Some(0), "{kind}: {stderr}");
     let path = mock.requests()[0].path.clone();

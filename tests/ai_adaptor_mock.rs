@@ -6,33 +6,20 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use light_agent::ai::{
     Adaptor, AiError, AiErrorKind, AnthropicAdaptor, HttpOptions, OpenAiAdaptor, RetryPolicy,
-    StreamRequest, TextRequest, anthropic, openai, sleep_or_cancel,
+    TextRequest, anthropic, openai,
 };
-use light_agent::protocol::{AgentEvent, InputSource, Meta, ToolCall, ToolSpec, Usage};
+use light_agent::protocol::{AgentEvent, ToolCall, Usage};
 use serde_json::json;
+use support::adaptor_calls::{
+    assert_cancel_while_hanging_ends_fast, call_with_retries, collect_request, hello_request,
+    quick_retries,
+};
 use support::{AnthropicStream, MockModel, OpenAiStream, Reply};
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "sk-test-SECRET-4242";
-
-fn request() -> StreamRequest {
-    StreamRequest {
-        system_prompt: "You are terse.".into(),
-        events: vec![AgentEvent::Input {
-            text: "hello".into(),
-            source: InputSource::User,
-            meta: Meta::new(1, 1),
-        }],
-        tools: vec![ToolSpec {
-            name: "grep".into(),
-            description: "Search files.".into(),
-            schema: json!({"type": "object", "properties": {"search_strs": {"type": "array"}}}),
-        }],
-    }
-}
 
 fn openai(mock: &MockModel) -> OpenAiAdaptor {
     OpenAiAdaptor::new(
@@ -60,41 +47,7 @@ async fn collect(
     adaptor: &dyn Adaptor,
     cancel: CancellationToken,
 ) -> (Vec<AgentEvent>, Option<AiError>) {
-    let mut stream = adaptor.stream(request(), cancel);
-    let mut events = Vec::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(event) => events.push(event),
-            Err(err) => {
-                assert!(stream.next().await.is_none(), "nothing may follow an error");
-                return (events, Some(err));
-            }
-        }
-    }
-    (events, None)
-}
-
-/// The loop's retry rule, as the agent layer will run it.
-async fn call_with_retries(
-    adaptor: &dyn Adaptor,
-    policy: RetryPolicy,
-) -> (Result<Vec<AgentEvent>, AiError>, u32) {
-    let cancel = CancellationToken::new();
-    let mut attempt = 0;
-    loop {
-        let (events, error) = collect(adaptor, cancel.clone()).await;
-        let Some(err) = error else {
-            return (Ok(events), attempt);
-        };
-        let saw_delta = events.iter().any(AgentEvent::is_transient);
-        match policy.delay_for(attempt, &err) {
-            Some(delay) if !saw_delta => {
-                sleep_or_cancel(delay, &cancel).await.unwrap();
-                attempt += 1;
-            }
-            _ => return (Err(err), attempt),
-        }
-    }
+    collect_request(adaptor, hello_request(), cancel).await
 }
 
 fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
@@ -168,7 +121,7 @@ async fn openai_stream_sends_the_built_body_and_yields_events_in_order() {
     );
     assert_eq!(
         sent.body,
-        openai::build_request_body("test-model", &request())
+        openai::build_request_body("test-model", &hello_request())
     );
 }
 
@@ -213,7 +166,7 @@ async fn anthropic_stream_sends_headers_and_body_and_yields_events_in_order() {
     );
     assert_eq!(
         sent.body,
-        anthropic::build_request_body("claude-test", 1024, &request())
+        anthropic::build_request_body("claude-test", 1024, &hello_request())
     );
 }
 
@@ -225,7 +178,8 @@ async fn rate_limit_with_retry_after_is_retried_once_after_about_a_second() {
     ])
     .await;
     let adaptor = openai(&mock);
-    let (result, retries) = call_with_retries(&adaptor, RetryPolicy::default()).await;
+    let (result, retries) =
+        call_with_retries(&adaptor, &hello_request(), RetryPolicy::default()).await;
     let events = result.unwrap();
     assert_eq!(retries, 1);
     assert!(
@@ -247,11 +201,8 @@ async fn rate_limit_with_retry_after_is_retried_once_after_about_a_second() {
 async fn server_errors_are_retried_three_times_then_surface() {
     let mock = MockModel::start((0..4).map(|_| Reply::status(500))).await;
     let adaptor = openai(&mock);
-    let policy = RetryPolicy {
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    };
-    let (result, retries) = call_with_retries(&adaptor, policy).await;
+    let policy = quick_retries();
+    let (result, retries) = call_with_retries(&adaptor, &hello_request(), policy).await;
     let err = result.unwrap_err();
     assert_eq!(
         (err.kind, err.status, retries),
@@ -270,7 +221,8 @@ async fn unauthorized_is_not_retried_and_never_shows_the_key() {
     ])
     .await;
     let adaptor = openai(&mock);
-    let (result, retries) = call_with_retries(&adaptor, RetryPolicy::default()).await;
+    let (result, retries) =
+        call_with_retries(&adaptor, &hello_request(), RetryPolicy::default()).await;
     let err = result.unwrap_err();
     assert_eq!(
         (err.kind, err.retryable, retries),
@@ -310,11 +262,8 @@ async fn cut_after_deltas_surfaces_a_non_retryable_transport_error() {
 async fn cut_before_any_delta_is_retryable() {
     let reply = Reply::openai_text("never seen").cut_after(0);
     let mock = MockModel::start([reply, Reply::openai_text("second try")]).await;
-    let policy = RetryPolicy {
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    };
-    let (result, retries) = call_with_retries(&openai(&mock), policy).await;
+    let policy = quick_retries();
+    let (result, retries) = call_with_retries(&openai(&mock), &hello_request(), policy).await;
     assert_eq!(retries, 1);
     assert!(
         result
@@ -341,27 +290,13 @@ async fn cancel_while_the_server_hangs_ends_the_stream_fast_and_closes_the_conne
             (mock, adaptor)
         },
     ] {
-        let cancel = CancellationToken::new();
-        let mut stream = adaptor.stream(request(), cancel.clone());
-        let first = stream.next().await.unwrap().unwrap();
-        assert_eq!(first.kind(), "output_delta");
-        let waiter = tokio::spawn(async move {
-            let item = stream.next().await;
-            (item, Instant::now(), stream.next().await.is_none())
-        });
-        tokio::time::sleep(Duration::from_millis(30)).await;
-        let fired = Instant::now();
-        cancel.cancel();
-        let (item, ended, then_nothing) = waiter.await.unwrap();
-        let latency = ended.duration_since(fired);
-        println!("cancel -> aborted: {latency:?}");
-        assert!(item.unwrap().unwrap_err().is_aborted());
-        assert!(then_nothing);
-        assert!(latency < Duration::from_secs(1), "{latency:?}");
-        assert!(
-            mock.wait_for_disconnect(Duration::from_secs(2)).await,
-            "mock did not see the disconnect"
-        );
+        assert_cancel_while_hanging_ends_fast(
+            "openai/anthropic",
+            adaptor.as_ref(),
+            hello_request(),
+            &mock,
+        )
+        .await;
     }
 }
 

@@ -2,22 +2,22 @@
 //! split at every byte boundary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use light_agent::ai::anthropic::AnthropicDecoder;
 use light_agent::ai::openai::OpenAiDecoder;
-use light_agent::ai::{AiError, AiErrorKind, StepTotals, WireDecoder};
+use light_agent::ai::{AiErrorKind, WireDecoder};
 use light_agent::protocol::{AgentEvent, ToolCall, Usage};
 use proptest::prelude::*;
 use serde_json::json;
+use support::decoding::{
+    Decoded, assert_same_at_every_split, deltas_concat, finals, fixture, full_text,
+};
 
 #[derive(Debug, Clone, Copy)]
 enum Wire {
     OpenAi,
     Anthropic,
-}
-
-fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/sse/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 fn decoder(wire: Wire) -> Box<dyn WireDecoder> {
@@ -28,56 +28,12 @@ fn decoder(wire: Wire) -> Box<dyn WireDecoder> {
 }
 
 /// Feeds `bytes` cut at `cuts` (sorted offsets) and finishes.
-fn decode_cut(
-    wire: Wire,
-    bytes: &[u8],
-    cuts: &[usize],
-) -> (Vec<AgentEvent>, Result<StepTotals, AiError>) {
-    let mut decoder = decoder(wire);
-    let mut events = Vec::new();
-    let mut start = 0;
-    for &cut in cuts.iter().chain(std::iter::once(&bytes.len())) {
-        if let Err(e) = decoder.feed(&bytes[start..cut], &mut events) {
-            return (events, Err(e));
-        }
-        start = cut;
-    }
-    let totals = decoder.finish(&mut events);
-    (events, totals)
+fn decode_cut(wire: Wire, bytes: &[u8], cuts: &[usize]) -> Decoded {
+    support::decoding::decode_cut(decoder(wire).as_mut(), bytes, cuts)
 }
 
-fn decode_whole(wire: Wire, name: &str) -> (Vec<AgentEvent>, Result<StepTotals, AiError>) {
+fn decode_whole(wire: Wire, name: &str) -> Decoded {
     decode_cut(wire, &fixture(name), &[])
-}
-
-fn finals(events: &[AgentEvent]) -> Vec<AgentEvent> {
-    events
-        .iter()
-        .filter(|e| !e.is_transient())
-        .cloned()
-        .collect()
-}
-
-fn deltas_concat(events: &[AgentEvent], thought: bool) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::ThoughtDelta { text, .. } if thought => Some(text.as_str()),
-            AgentEvent::OutputDelta { text, .. } if !thought => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn full_text(events: &[AgentEvent], thought: bool) -> String {
-    events
-        .iter()
-        .find_map(|e| match e {
-            AgentEvent::Thought { text, .. } if thought => Some(text.clone()),
-            AgentEvent::Output { text, .. } if !thought => Some(text.clone()),
-            _ => None,
-        })
-        .unwrap_or_default()
 }
 
 fn thought(text: &str) -> AgentEvent {
@@ -258,13 +214,9 @@ fn error_objects_in_a_200_stream_end_it_with_that_error() {
 #[test]
 fn every_fixture_decodes_identically_at_every_split_point() {
     for (wire, name) in SUCCESS_FIXTURES.into_iter().chain(ERROR_FIXTURES) {
-        let bytes = fixture(name);
-        let whole = decode_cut(wire, &bytes, &[]);
-        for k in 0..=bytes.len() {
-            let split = decode_cut(wire, &bytes, &[k]);
-            assert_eq!(split.0, whole.0, "{name} split at {k}");
-            assert_eq!(split.1, whole.1, "{name} split at {k}");
-        }
+        assert_same_at_every_split(name, &fixture(name), |bytes, cuts| {
+            decode_cut(wire, bytes, cuts)
+        });
     }
 }
 

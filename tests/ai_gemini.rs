@@ -6,18 +6,23 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures::StreamExt;
 use light_agent::ai::gemini::{self, CallIds, GeminiDecoder, SKIP_SIGNATURE_SENTINEL};
 use light_agent::ai::{
-    Adaptor, AiError, AiErrorKind, GeminiAdaptor, HttpOptions, RetryPolicy, StepTotals,
-    StreamRequest, TextRequest, WireDecoder, sleep_or_cancel,
+    Adaptor, AiError, AiErrorKind, GeminiAdaptor, HttpOptions, RetryPolicy, StreamRequest,
+    TextRequest, WireDecoder,
 };
-use light_agent::protocol::{
-    AgentEvent, InputSource, Meta, ToolCall, ToolOutcome, ToolSpec, Usage,
-};
+use light_agent::protocol::{AgentEvent, Meta, ToolOutcome, ToolSpec, Usage};
 use serde_json::{Value, json};
+use support::adaptor_calls::{
+    assert_cancel_while_hanging_ends_fast, call_with_retries, collect_request, hello_request,
+    quick_retries,
+};
+use support::decoding::{
+    Decoded, assert_same_at_every_split, deltas_concat, finals, fixture, full_text,
+};
+use support::history::call;
 use support::{GeminiStream, MockModel, Reply};
 use tokio_util::sync::CancellationToken;
 
@@ -25,45 +30,18 @@ const KEY: &str = "AIzaTEST-SECRET-4242";
 
 // ---------------------------------------------------------------- fixtures
 
-fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/sse/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 const SUCCESS_FIXTURES: [&str; 2] = [
     "gemini_thought_tool_calls.sse",
     "gemini_text_no_trailing_blank.sse",
 ];
 const ERROR_FIXTURES: [&str; 1] = ["gemini_error_chunk.sse"];
 
-fn decode_cut(bytes: &[u8], cuts: &[usize]) -> (Vec<AgentEvent>, Result<StepTotals, AiError>) {
-    let mut decoder = GeminiDecoder::new(CallIds::with_token("t"));
-    let mut events = Vec::new();
-    let mut start = 0;
-    for &cut in cuts.iter().chain(std::iter::once(&bytes.len())) {
-        if let Err(e) = decoder.feed(&bytes[start..cut], &mut events) {
-            return (events, Err(e));
-        }
-        start = cut;
-    }
-    let totals = decoder.finish(&mut events);
-    (events, totals)
-}
-
-fn finals(events: &[AgentEvent]) -> Vec<AgentEvent> {
-    events
-        .iter()
-        .filter(|e| !e.is_transient())
-        .cloned()
-        .collect()
-}
-
-fn call(id: &str, name: &str, args: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        args,
-    }
+fn decode_cut(bytes: &[u8], cuts: &[usize]) -> Decoded {
+    support::decoding::decode_cut(
+        &mut GeminiDecoder::new(CallIds::with_token("t")),
+        bytes,
+        cuts,
+    )
 }
 
 #[test]
@@ -142,13 +120,7 @@ fn an_error_chunk_ends_the_stream_with_a_retryable_provider_error() {
 #[test]
 fn every_fixture_decodes_identically_at_every_split_point() {
     for name in SUCCESS_FIXTURES.into_iter().chain(ERROR_FIXTURES) {
-        let bytes = fixture(name);
-        let whole = decode_cut(&bytes, &[]);
-        for k in 0..=bytes.len() {
-            let split = decode_cut(&bytes, &[k]);
-            assert_eq!(split.0, whole.0, "{name} split at {k}");
-            assert_eq!(split.1, whole.1, "{name} split at {k}");
-        }
+        assert_same_at_every_split(name, &fixture(name), decode_cut);
     }
 }
 
@@ -157,23 +129,11 @@ fn deltas_concatenate_to_the_full_events() {
     for name in SUCCESS_FIXTURES {
         let (events, _) = decode_cut(&fixture(name), &[]);
         for thought in [true, false] {
-            let deltas: String = events
-                .iter()
-                .filter_map(|e| match e {
-                    AgentEvent::ThoughtDelta { text, .. } if thought => Some(text.as_str()),
-                    AgentEvent::OutputDelta { text, .. } if !thought => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let full = events
-                .iter()
-                .find_map(|e| match e {
-                    AgentEvent::Thought { text, .. } if thought => Some(text.clone()),
-                    AgentEvent::Output { text, .. } if !thought => Some(text.clone()),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            assert_eq!(deltas, full, "{name}");
+            assert_eq!(
+                deltas_concat(&events, thought),
+                full_text(&events, thought),
+                "{name}"
+            );
         }
     }
 }
@@ -262,13 +222,8 @@ fn tools() -> Vec<ToolSpec> {
 
 fn request() -> StreamRequest {
     StreamRequest {
-        system_prompt: "You are terse.".into(),
-        events: vec![AgentEvent::Input {
-            text: "hello".into(),
-            source: InputSource::User,
-            meta: Meta::new(1, 1),
-        }],
         tools: tools(),
+        ..hello_request()
     }
 }
 
@@ -278,57 +233,8 @@ fn adaptor(mock: &MockModel, model: &str) -> GeminiAdaptor {
         .with_call_ids(CallIds::with_token("t"))
 }
 
-async fn collect_request(
-    adaptor: &dyn Adaptor,
-    req: StreamRequest,
-    cancel: CancellationToken,
-) -> (Vec<AgentEvent>, Option<AiError>) {
-    let mut stream = adaptor.stream(req, cancel);
-    let mut events = Vec::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(event) => events.push(event),
-            Err(err) => {
-                assert!(stream.next().await.is_none(), "nothing may follow an error");
-                return (events, Some(err));
-            }
-        }
-    }
-    (events, None)
-}
-
 async fn collect(adaptor: &dyn Adaptor) -> (Vec<AgentEvent>, Option<AiError>) {
     collect_request(adaptor, request(), CancellationToken::new()).await
-}
-
-/// The loop's retry rule, as the agent runs it.
-async fn call_with_retries(
-    adaptor: &dyn Adaptor,
-    policy: RetryPolicy,
-) -> (Result<Vec<AgentEvent>, AiError>, u32) {
-    let cancel = CancellationToken::new();
-    let mut attempt = 0;
-    loop {
-        let (events, error) = collect_request(adaptor, request(), cancel.clone()).await;
-        let Some(err) = error else {
-            return (Ok(events), attempt);
-        };
-        let saw_delta = events.iter().any(AgentEvent::is_transient);
-        match policy.delay_for(attempt, &err) {
-            Some(delay) if !saw_delta => {
-                sleep_or_cancel(delay, &cancel).await.unwrap();
-                attempt += 1;
-            }
-            _ => return (Err(err), attempt),
-        }
-    }
-}
-
-fn quick_retries() -> RetryPolicy {
-    RetryPolicy {
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    }
 }
 
 fn gemini_error(code: u16, status: &str, message: &str) -> Value {
@@ -405,8 +311,12 @@ async fn resource_exhausted_is_retried_then_succeeds() {
         GeminiStream::new().text("All good.").into_reply(),
     ])
     .await;
-    let (result, retries) =
-        call_with_retries(&adaptor(&mock, "gemini-2.5-pro"), quick_retries()).await;
+    let (result, retries) = call_with_retries(
+        &adaptor(&mock, "gemini-2.5-pro"),
+        &request(),
+        quick_retries(),
+    )
+    .await;
     assert_eq!(retries, 1);
     assert!(
         result
@@ -427,8 +337,12 @@ async fn server_errors_are_retried_three_times_then_surface() {
         ))
     }))
     .await;
-    let (result, retries) =
-        call_with_retries(&adaptor(&mock, "gemini-2.5-pro"), quick_retries()).await;
+    let (result, retries) = call_with_retries(
+        &adaptor(&mock, "gemini-2.5-pro"),
+        &request(),
+        quick_retries(),
+    )
+    .await;
     let err = result.unwrap_err();
     assert_eq!(
         (err.kind, err.status, retries),
@@ -463,8 +377,12 @@ async fn bad_keys_are_not_retried_and_never_echoed() {
             GeminiStream::new().text("unused").into_reply(),
         ])
         .await;
-        let (result, retries) =
-            call_with_retries(&adaptor(&mock, "gemini-2.5-pro"), RetryPolicy::default()).await;
+        let (result, retries) = call_with_retries(
+            &adaptor(&mock, "gemini-2.5-pro"),
+            &request(),
+            RetryPolicy::default(),
+        )
+        .await;
         let err = result.unwrap_err();
         assert_eq!(
             (err.kind, err.retryable, retries),
@@ -516,8 +434,12 @@ async fn a_cut_after_deltas_is_final_and_a_cut_before_them_is_retried() {
         GeminiStream::new().text("second try").into_reply(),
     ])
     .await;
-    let (result, retries) =
-        call_with_retries(&adaptor(&mock, "gemini-2.5-pro"), quick_retries()).await;
+    let (result, retries) = call_with_retries(
+        &adaptor(&mock, "gemini-2.5-pro"),
+        &request(),
+        quick_retries(),
+    )
+    .await;
     assert_eq!(retries, 1);
     assert!(
         result
@@ -535,27 +457,7 @@ async fn cancel_while_the_server_hangs_ends_fast_and_closes_the_connection() {
         .hang_after(1);
     let mock = MockModel::start([reply]).await;
     let adaptor = adaptor(&mock, "gemini-2.5-pro");
-    let cancel = CancellationToken::new();
-    let mut stream = adaptor.stream(request(), cancel.clone());
-    let first = stream.next().await.unwrap().unwrap();
-    assert_eq!(first.kind(), "output_delta");
-    let waiter = tokio::spawn(async move {
-        let item = stream.next().await;
-        (item, Instant::now(), stream.next().await.is_none())
-    });
-    tokio::time::sleep(Duration::from_millis(30)).await;
-    let fired = Instant::now();
-    cancel.cancel();
-    let (item, ended, then_nothing) = waiter.await.unwrap();
-    let latency = ended.duration_since(fired);
-    println!("gemini cancel -> aborted: {latency:?}");
-    assert!(item.unwrap().unwrap_err().is_aborted());
-    assert!(then_nothing);
-    assert!(latency < Duration::from_secs(1), "{latency:?}");
-    assert!(
-        mock.wait_for_disconnect(Duration::from_secs(2)).await,
-        "mock did not see the disconnect"
-    );
+    assert_cancel_while_hanging_ends_fast("gemini", &adaptor, request(), &mock).await;
 }
 
 #[tokio::test]

@@ -6,18 +6,23 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures::StreamExt;
 use light_agent::ai::responses::{self, ResponsesDecoder, ResponsesOptions};
 use light_agent::ai::{
-    Adaptor, AiError, AiErrorKind, HttpOptions, ResponsesAdaptor, RetryPolicy, StepTotals,
-    StreamRequest, TextRequest, WireDecoder, sleep_or_cancel,
+    Adaptor, AiError, AiErrorKind, HttpOptions, ResponsesAdaptor, RetryPolicy, StreamRequest,
+    TextRequest, WireDecoder,
 };
-use light_agent::protocol::{
-    AgentEvent, InputSource, Meta, ToolCall, ToolOutcome, ToolSpec, Usage,
+use light_agent::protocol::{AgentEvent, Meta, ToolOutcome, Usage};
+use serde_json::json;
+use support::adaptor_calls::{
+    assert_cancel_while_hanging_ends_fast, call_with_retries, collect_request, hello_request,
+    quick_retries,
 };
-use serde_json::{Value, json};
+use support::decoding::{
+    Decoded, assert_same_at_every_split, deltas_concat, finals, fixture, full_text,
+};
+use support::history::call;
 use support::{MockModel, Reply, ResponsesStream};
 use tokio_util::sync::CancellationToken;
 
@@ -25,45 +30,14 @@ const KEY: &str = "sk-test-SECRET-4242";
 
 // ---------------------------------------------------------------- fixtures
 
-fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/sse/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 const SUCCESS_FIXTURES: [&str; 2] = [
     "responses_reasoning_parallel_tools.sse",
     "responses_whole_call_in_item_done.sse",
 ];
 const ERROR_FIXTURES: [&str; 2] = ["responses_failed.sse", "responses_error_event.sse"];
 
-fn decode_cut(bytes: &[u8], cuts: &[usize]) -> (Vec<AgentEvent>, Result<StepTotals, AiError>) {
-    let mut decoder = ResponsesDecoder::new();
-    let mut events = Vec::new();
-    let mut start = 0;
-    for &cut in cuts.iter().chain(std::iter::once(&bytes.len())) {
-        if let Err(e) = decoder.feed(&bytes[start..cut], &mut events) {
-            return (events, Err(e));
-        }
-        start = cut;
-    }
-    let totals = decoder.finish(&mut events);
-    (events, totals)
-}
-
-fn finals(events: &[AgentEvent]) -> Vec<AgentEvent> {
-    events
-        .iter()
-        .filter(|e| !e.is_transient())
-        .cloned()
-        .collect()
-}
-
-fn call(id: &str, name: &str, args: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        args,
-    }
+fn decode_cut(bytes: &[u8], cuts: &[usize]) -> Decoded {
+    support::decoding::decode_cut(&mut ResponsesDecoder::new(), bytes, cuts)
 }
 
 #[test]
@@ -165,13 +139,7 @@ fn a_context_length_failure_has_its_own_kind() {
 #[test]
 fn every_fixture_decodes_identically_at_every_split_point() {
     for name in SUCCESS_FIXTURES.into_iter().chain(ERROR_FIXTURES) {
-        let bytes = fixture(name);
-        let whole = decode_cut(&bytes, &[]);
-        for k in 0..=bytes.len() {
-            let split = decode_cut(&bytes, &[k]);
-            assert_eq!(split.0, whole.0, "{name} split at {k}");
-            assert_eq!(split.1, whole.1, "{name} split at {k}");
-        }
+        assert_same_at_every_split(name, &fixture(name), decode_cut);
     }
 }
 
@@ -180,23 +148,11 @@ fn deltas_concatenate_to_the_full_events() {
     for name in SUCCESS_FIXTURES {
         let (events, _) = decode_cut(&fixture(name), &[]);
         for thought in [true, false] {
-            let deltas: String = events
-                .iter()
-                .filter_map(|e| match e {
-                    AgentEvent::ThoughtDelta { text, .. } if thought => Some(text.as_str()),
-                    AgentEvent::OutputDelta { text, .. } if !thought => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let full = events
-                .iter()
-                .find_map(|e| match e {
-                    AgentEvent::Thought { text, .. } if thought => Some(text.clone()),
-                    AgentEvent::Output { text, .. } if !thought => Some(text.clone()),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            assert_eq!(deltas, full, "{name}");
+            assert_eq!(
+                deltas_concat(&events, thought),
+                full_text(&events, thought),
+                "{name}"
+            );
         }
     }
 }
@@ -216,22 +172,6 @@ fn a_stream_cut_before_completion_is_a_transport_error() {
 
 // ------------------------------------------------------------ mock server
 
-fn request() -> StreamRequest {
-    StreamRequest {
-        system_prompt: "You are terse.".into(),
-        events: vec![AgentEvent::Input {
-            text: "hello".into(),
-            source: InputSource::User,
-            meta: Meta::new(1, 1),
-        }],
-        tools: vec![ToolSpec {
-            name: "grep".into(),
-            description: "Search files.".into(),
-            schema: json!({"type": "object", "properties": {"search_strs": {"type": "array"}}}),
-        }],
-    }
-}
-
 fn adaptor(mock: &MockModel, model: &str) -> ResponsesAdaptor {
     ResponsesAdaptor::new(
         mock.openai_base_url(),
@@ -242,57 +182,8 @@ fn adaptor(mock: &MockModel, model: &str) -> ResponsesAdaptor {
     .unwrap()
 }
 
-async fn collect_request(
-    adaptor: &dyn Adaptor,
-    req: StreamRequest,
-    cancel: CancellationToken,
-) -> (Vec<AgentEvent>, Option<AiError>) {
-    let mut stream = adaptor.stream(req, cancel);
-    let mut events = Vec::new();
-    while let Some(item) = stream.next().await {
-        match item {
-            Ok(event) => events.push(event),
-            Err(err) => {
-                assert!(stream.next().await.is_none(), "nothing may follow an error");
-                return (events, Some(err));
-            }
-        }
-    }
-    (events, None)
-}
-
 async fn collect(adaptor: &dyn Adaptor) -> (Vec<AgentEvent>, Option<AiError>) {
-    collect_request(adaptor, request(), CancellationToken::new()).await
-}
-
-/// The loop's retry rule, as the agent runs it.
-async fn call_with_retries(
-    adaptor: &dyn Adaptor,
-    policy: RetryPolicy,
-) -> (Result<Vec<AgentEvent>, AiError>, u32) {
-    let cancel = CancellationToken::new();
-    let mut attempt = 0;
-    loop {
-        let (events, error) = collect_request(adaptor, request(), cancel.clone()).await;
-        let Some(err) = error else {
-            return (Ok(events), attempt);
-        };
-        let saw_delta = events.iter().any(AgentEvent::is_transient);
-        match policy.delay_for(attempt, &err) {
-            Some(delay) if !saw_delta => {
-                sleep_or_cancel(delay, &cancel).await.unwrap();
-                attempt += 1;
-            }
-            _ => return (Err(err), attempt),
-        }
-    }
-}
-
-fn quick_retries() -> RetryPolicy {
-    RetryPolicy {
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    }
+    collect_request(adaptor, hello_request(), CancellationToken::new()).await
 }
 
 #[tokio::test]
@@ -343,7 +234,7 @@ async fn stream_posts_a_stateless_request_and_yields_events_in_order() {
     let options = ResponsesOptions::for_model("gpt-5");
     assert_eq!(
         sent.body,
-        responses::build_request_body("gpt-5", options, &request())
+        responses::build_request_body("gpt-5", options, &hello_request())
     );
     assert_eq!(sent.body["store"], false);
     assert_eq!(sent.body["stream"], true);
@@ -372,7 +263,8 @@ async fn rate_limits_and_server_errors_are_retried() {
         ResponsesStream::new().text("All good.").into_reply(),
     ])
     .await;
-    let (result, retries) = call_with_retries(&adaptor(&mock, "gpt-5"), quick_retries()).await;
+    let (result, retries) =
+        call_with_retries(&adaptor(&mock, "gpt-5"), &hello_request(), quick_retries()).await;
     assert_eq!(retries, 1);
     assert!(
         result
@@ -382,7 +274,8 @@ async fn rate_limits_and_server_errors_are_retried() {
     );
 
     let mock = MockModel::start((0..4).map(|_| Reply::status(500))).await;
-    let (result, retries) = call_with_retries(&adaptor(&mock, "gpt-5"), quick_retries()).await;
+    let (result, retries) =
+        call_with_retries(&adaptor(&mock, "gpt-5"), &hello_request(), quick_retries()).await;
     let err = result.unwrap_err();
     assert_eq!(
         (err.kind, err.status, retries),
@@ -399,8 +292,12 @@ async fn unauthorized_is_not_retried_and_never_shows_the_key() {
         ResponsesStream::new().text("unused").into_reply(),
     ])
     .await;
-    let (result, retries) =
-        call_with_retries(&adaptor(&mock, "gpt-5"), RetryPolicy::default()).await;
+    let (result, retries) = call_with_retries(
+        &adaptor(&mock, "gpt-5"),
+        &hello_request(),
+        RetryPolicy::default(),
+    )
+    .await;
     let err = result.unwrap_err();
     assert_eq!(
         (err.kind, err.retryable, retries),
@@ -435,7 +332,8 @@ async fn a_cut_after_deltas_is_final_and_a_cut_before_them_is_retried() {
         ResponsesStream::new().text("second try").into_reply(),
     ])
     .await;
-    let (result, retries) = call_with_retries(&adaptor(&mock, "gpt-5"), quick_retries()).await;
+    let (result, retries) =
+        call_with_retries(&adaptor(&mock, "gpt-5"), &hello_request(), quick_retries()).await;
     assert_eq!(retries, 1);
     assert!(
         result
@@ -453,27 +351,7 @@ async fn cancel_while_the_server_hangs_ends_fast_and_closes_the_connection() {
         .hang_after(3);
     let mock = MockModel::start([reply]).await;
     let adaptor = adaptor(&mock, "gpt-5");
-    let cancel = CancellationToken::new();
-    let mut stream = adaptor.stream(request(), cancel.clone());
-    let first = stream.next().await.unwrap().unwrap();
-    assert_eq!(first.kind(), "output_delta");
-    let waiter = tokio::spawn(async move {
-        let item = stream.next().await;
-        (item, Instant::now(), stream.next().await.is_none())
-    });
-    tokio::time::sleep(Duration::from_millis(30)).await;
-    let fired = Instant::now();
-    cancel.cancel();
-    let (item, ended, then_nothing) = waiter.await.unwrap();
-    let latency = ended.duration_since(fired);
-    println!("responses cancel -> aborted: {latency:?}");
-    assert!(item.unwrap().unwrap_err().is_aborted());
-    assert!(then_nothing);
-    assert!(latency < Duration::from_secs(1), "{latency:?}");
-    assert!(
-        mock.wait_for_disconnect(Duration::from_secs(2)).await,
-        "mock did not see the disconnect"
-    );
+    assert_cancel_while_hanging_ends_fast("responses", &adaptor, hello_request(), &mock).await;
 }
 
 #[tokio::test]
@@ -557,7 +435,7 @@ fn answered(history: &[AgentEvent], step: u32, produced: &[AgentEvent]) -> Strea
     }
     StreamRequest {
         events,
-        ..request()
+        ..hello_request()
     }
 }
 
@@ -580,7 +458,7 @@ async fn encrypted_reasoning_items_are_echoed_before_their_calls_without_ids() {
     let adaptor = adaptor(&mock, "gpt-5");
     let (first, error) = collect(&adaptor).await;
     assert_eq!(error, None);
-    let req2 = answered(&request().events, 1, &first);
+    let req2 = answered(&hello_request().events, 1, &first);
     let (second, error) = collect_request(&adaptor, req2.clone(), CancellationToken::new()).await;
     assert_eq!(error, None);
     let req3 = answered(&req2.events, 2, &second);

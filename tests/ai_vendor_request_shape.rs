@@ -6,98 +6,14 @@
 use light_agent::ai::StreamRequest;
 use light_agent::ai::gemini;
 use light_agent::ai::responses::{self, ResponsesOptions};
-use light_agent::protocol::{
-    AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome, ToolSpec, Usage,
-};
+mod support;
+
 use serde_json::{Value, json};
-
-fn input(turn: u64, text: &str) -> AgentEvent {
-    AgentEvent::Input {
-        text: text.into(),
-        source: InputSource::User,
-        meta: Meta::new(turn, 1),
-    }
-}
-
-fn thought(turn: u64, step: u32, text: &str) -> AgentEvent {
-    AgentEvent::Thought {
-        text: text.into(),
-        meta: Meta::new(turn, step),
-    }
-}
-
-fn output(turn: u64, step: u32, text: &str) -> AgentEvent {
-    AgentEvent::Output {
-        text: text.into(),
-        meta: Meta::new(turn, step),
-    }
-}
-
-fn call(id: &str, name: &str, args: Value) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        args,
-    }
-}
-
-fn calls(turn: u64, step: u32, calls: Vec<ToolCall>) -> AgentEvent {
-    AgentEvent::ToolCalls {
-        calls,
-        meta: Meta::new(turn, step),
-    }
-}
-
-fn result(turn: u64, step: u32, id: &str, name: &str, text: &str, is_error: bool) -> AgentEvent {
-    AgentEvent::ToolResult {
-        outcome: ToolOutcome {
-            id: id.into(),
-            name: name.into(),
-            result: text.into(),
-            is_error,
-        },
-        meta: Meta::new(turn, step),
-    }
-}
-
-fn trace(turn: u64, step: u32) -> AgentEvent {
-    AgentEvent::AgentTrace {
-        usage: Usage {
-            input: 100,
-            output: 10,
-            total: 110,
-            cached: None,
-        },
-        model: "m".into(),
-        started_at: 1,
-        ended_at: 2,
-        meta: Meta::new(turn, step),
-    }
-}
-
-fn stop(turn: u64, step: u32, cause: StopCause) -> AgentEvent {
-    AgentEvent::AgentStop {
-        cause,
-        message: String::new(),
-        meta: Meta::new(turn, step),
-    }
-}
-
-fn request(events: Vec<AgentEvent>) -> StreamRequest {
-    StreamRequest {
-        system_prompt: "You are light-agent.".into(),
-        events,
-        tools: vec![ToolSpec {
-            name: "grep".into(),
-            description: "Search file contents.".into(),
-            schema: json!({
-                "type": "object",
-                "properties": {"search_strs": {"type": "array", "items": {"type": "string"}}, "_intent": {"type": "string"}},
-                "required": ["search_strs"],
-            }),
-        }],
-    }
-}
+use support::history::{
+    call_with_bad_arguments_and_its_error_result, input, output,
+    parallel_calls_with_reversed_results, request, summary_then_system_note,
+    unanswered_call_then_interrupt,
+};
 
 /// Both bodies, side by side. The Gemini call `call_a` has a remembered
 /// thought signature and the Responses step starting with `call_a` has a
@@ -140,43 +56,6 @@ fn responses_items(body: &Value) -> Vec<String> {
         .collect()
 }
 
-fn parallel_calls_with_reversed_results() -> Vec<AgentEvent> {
-    vec![
-        input(1, "Where is main?"),
-        thought(1, 1, "Search and read in parallel."),
-        output(1, 1, "Looking."),
-        calls(
-            1,
-            1,
-            vec![
-                call(
-                    "call_a",
-                    "grep",
-                    json!({"search_strs": ["fn main"], "_intent": "find main"}),
-                ),
-                call(
-                    "call_b",
-                    "read_file",
-                    json!({"path": "Cargo.toml", "_intent": "crate name"}),
-                ),
-            ],
-        ),
-        trace(1, 1),
-        result(
-            1,
-            1,
-            "call_b",
-            "read_file",
-            "[package]\nname = \"x\"",
-            false,
-        ),
-        result(1, 1, "call_a", "grep", "src/main.rs:1: fn main() {", false),
-        output(1, 2, "It is in src/main.rs."),
-        trace(1, 2),
-        stop(1, 2, StopCause::Done),
-    ]
-}
-
 #[test]
 fn tool_step_with_parallel_calls_and_results_stored_in_reverse_order() {
     let bodies = bodies(&request(parallel_calls_with_reversed_results()));
@@ -212,22 +91,7 @@ fn tool_step_with_parallel_calls_and_results_stored_in_reverse_order() {
 
 #[test]
 fn error_result_is_marked_for_the_model() {
-    let req = request(vec![
-        input(1, "Search."),
-        calls(
-            1,
-            1,
-            vec![call("call_x", "grep", json!("{\"search_strs\": [\"a\""))],
-        ),
-        result(
-            1,
-            1,
-            "call_x",
-            "grep",
-            "invalid arguments: EOF while parsing",
-            true,
-        ),
-    ]);
+    let req = request(call_with_bad_arguments_and_its_error_result());
     let bodies = bodies(&req);
     let gemini = &bodies["gemini"]["contents"];
     assert_eq!(gemini[1]["parts"][0]["functionCall"]["args"], json!({}));
@@ -246,21 +110,7 @@ fn error_result_is_marked_for_the_model() {
 
 #[test]
 fn unanswered_call_after_an_interrupt_gets_an_interrupted_result_and_a_note() {
-    let req = request(vec![
-        input(1, "Search everything."),
-        output(1, 1, "On it."),
-        calls(
-            1,
-            1,
-            vec![
-                call("call_done", "grep", json!({"search_strs": ["a"]})),
-                call("call_open", "grep", json!({"search_strs": ["b"]})),
-            ],
-        ),
-        result(1, 1, "call_done", "grep", "a.rs:1", false),
-        stop(1, 1, StopCause::User),
-        input(2, "Never mind, stop."),
-    ]);
+    let req = request(unanswered_call_then_interrupt());
     let bodies = bodies(&req);
     assert_eq!(gemini_roles(&bodies), ["user", "model", "user"]);
     let last = &bodies["gemini"]["contents"][2]["parts"];
@@ -287,20 +137,7 @@ fn unanswered_call_after_an_interrupt_gets_an_interrupted_result_and_a_note() {
 
 #[test]
 fn summary_is_a_labelled_note_where_it_sits() {
-    let req = request(vec![
-        AgentEvent::AgentSummary {
-            text: "Goal: find main. Done: located src/main.rs.".into(),
-            covers_through: Meta::new(1, 2),
-            meta: Meta::new(2, 1),
-        },
-        input(2, "Now add a flag."),
-        AgentEvent::Input {
-            text: "Skill loaded: clap.".into(),
-            source: InputSource::System,
-            meta: Meta::new(2, 1),
-        },
-        output(2, 1, "Adding it."),
-    ]);
+    let req = request(summary_then_system_note());
     let bodies = bodies(&req);
     assert_eq!(gemini_roles(&bodies), ["user", "model"]);
     let first = bodies["gemini"]["contents"][0]["parts"][0]["text"]

@@ -3,60 +3,27 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use light_agent::protocol::AgentEvent;
+use support::child_env::{Workspace, run, scrub};
 use support::{MockModel, OpenAiStream, Reply};
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    repo: PathBuf,
+fn fixture() -> Workspace {
+    Workspace::new("fn main() {}\n")
 }
 
-fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    std::fs::write(repo.join("src/main.rs"), "fn main() {}\n").unwrap();
-    Fixture {
-        home,
-        repo,
-        _dir: dir,
-    }
-}
-
-fn command(f: &Fixture, base_url: Option<&str>, args: &[&str]) -> Command {
+fn command(f: &Workspace, base_url: Option<&str>, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
     cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
-    for var in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "DEEPSEEK_API_KEY",
-        "GEMINI_API_KEY",
-        "LIGHT_AGENT_PROVIDER",
-        "LIGHT_AGENT_MODEL",
-        "LIGHT_AGENT_BASE_URL",
-        "OPENAI_BASE_URL",
-        "RUST_LOG",
-    ] {
-        cmd.env_remove(var);
-    }
+    scrub(&mut cmd);
     cmd.arg("exec");
     if let Some(url) = base_url {
         cmd.args(["--base-url", url, "--model", "mock-model"]);
     }
     cmd.args(args).stdin(Stdio::null());
     cmd
-}
-
-async fn run(mut cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {

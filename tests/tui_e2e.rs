@@ -7,73 +7,44 @@
 mod pty;
 mod support;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use portable_pty::CommandBuilder;
 use pty::{
     Key, Pty, SYNC_BEGIN, SYNC_END, WAIT, all_text, find_all, main_screen_clears, outside_sync,
 };
+use support::child_env::{PROVIDER_VARS, Workspace};
 use support::{MockModel, OpenAiStream, Reply};
 
-/// A temp dir holding a git repo (`repo/`) and a light-agent home (`home/`).
-struct Fixture {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    repo: PathBuf,
-}
-
-fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(
-        repo.join("src/main.rs"),
-        "fn main() {\n    println!(\"hello\");\n}\n",
-    )
-    .unwrap();
+/// A workspace whose repo is a git repo, with its light-agent home created.
+fn fixture() -> Workspace {
+    let f = Workspace::new("fn main() {\n    println!(\"hello\");\n}\n");
+    std::fs::create_dir_all(&f.home).unwrap();
     let git = std::process::Command::new("git")
         .args(["init", "-q"])
-        .current_dir(&repo)
+        .current_dir(&f.repo)
         .status();
     if !git.is_ok_and(|s| s.success()) {
-        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(f.repo.join(".git")).unwrap();
     }
-    Fixture {
-        home,
-        repo,
-        _dir: dir,
-    }
+    f
 }
 
 /// The environment every child gets: an isolated home, xterm, and none of
 /// the variables that would pick a real provider.
-fn isolate(cmd: &mut CommandBuilder, f: &Fixture) {
+fn isolate(cmd: &mut CommandBuilder, f: &Workspace) {
     cmd.cwd(&f.repo);
     cmd.env("LIGHT_AGENT_HOME", &f.home);
     cmd.env("TERM", "xterm-256color");
-    for var in [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "DEEPSEEK_API_KEY",
-        "GEMINI_API_KEY",
-        "LIGHT_AGENT_PROVIDER",
-        "LIGHT_AGENT_MODEL",
-        "LIGHT_AGENT_BASE_URL",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_BASE_URL",
-        "GOOGLE_GEMINI_BASE_URL",
-        "LIGHT_AGENT_TEST_PANIC",
-        "RUST_LOG",
-        "NO_COLOR",
-    ] {
+    for var in PROVIDER_VARS
+        .into_iter()
+        .chain(["LIGHT_AGENT_TEST_PANIC", "NO_COLOR"])
+    {
         cmd.env_remove(var);
     }
 }
 
-fn agent_command(f: &Fixture, base_url: Option<&str>) -> CommandBuilder {
+fn agent_command(f: &Workspace, base_url: Option<&str>) -> CommandBuilder {
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_light-agent"));
     isolate(&mut cmd, f);
     if let Some(url) = base_url {
@@ -263,7 +234,7 @@ async fn streaming_never_clears_the_screen_or_scrollback_and_draws_in_synchroniz
 
 /// Points the Ollama probe at a closed port so "no model" does not depend
 /// on what runs on this machine.
-fn without_ollama(f: &Fixture) {
+fn without_ollama(f: &Workspace) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

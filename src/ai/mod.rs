@@ -18,6 +18,8 @@
 //!   [`SUMMARY_LABEL`] where it sits; an `agent_stop` with cause `user`
 //!   becomes the note [`INTERRUPTED_TURN_NOTE`] so the model knows its
 //!   previous turn was cut short; other stops and traces are not sent.
+//! - `client`: what each adaptor holds to reach its model (HTTP client,
+//!   key header, model name, timeouts) and its keyed, logged POST.
 //! - `http`: the shared client, [`HttpOptions`] timeouts, and status →
 //!   [`AiError`] classification. `stream`: the cancellable, idle-timed
 //!   driver of one streamed call.
@@ -29,6 +31,7 @@
 
 pub mod anthropic;
 mod assemble;
+mod client;
 mod decode;
 mod error;
 pub mod gemini;

@@ -13,17 +13,16 @@
 use serde_json::Value;
 
 use crate::ai::assemble::{StepAssembler, UsageParts};
-use crate::ai::decode::{StepTotals, WireDecoder};
+use crate::ai::decode::{SseFrames, SseWire, StepTotals, WireDecoder};
 use crate::ai::http::{cut_stream_error, stream_error};
-use crate::ai::sse::{SseDecoder, SseEvent};
+use crate::ai::sse::SseEvent;
 use crate::ai::{AiError, AiErrorKind};
 use crate::protocol::AgentEvent;
 
 /// Decodes an Anthropic Messages stream.
 #[derive(Debug, Default)]
 pub struct AnthropicDecoder {
-    sse: SseDecoder,
-    events: Vec<SseEvent>,
+    sse: SseFrames,
     step: StepAssembler,
     prompt_tokens: u64,
     cache_write: u64,
@@ -44,10 +43,25 @@ fn text<'v>(value: &'v Value, key: &str) -> &'v str {
 impl AnthropicDecoder {
     /// A decoder at the start of a response body.
     pub fn new() -> Self {
-        Self {
-            sse: SseDecoder::new(),
-            ..Self::default()
+        Self::default()
+    }
+
+    /// Counts are cumulative, so a repeated field never adds; taking the
+    /// larger value also survives a proxy that repeats a field as 0.
+    fn record_usage(&mut self, usage: &Value) {
+        let field = |key| number(usage, key).unwrap_or(0);
+        self.prompt_tokens = self.prompt_tokens.max(field("input_tokens"));
+        self.cache_write = self.cache_write.max(field("cache_creation_input_tokens"));
+        if let Some(n) = number(usage, "cache_read_input_tokens") {
+            self.cache_read = Some(self.cache_read.unwrap_or(0).max(n));
         }
+        self.output_tokens = self.output_tokens.max(field("output_tokens"));
+    }
+}
+
+impl SseWire for AnthropicDecoder {
+    fn frames(&mut self) -> &mut SseFrames {
+        &mut self.sse
     }
 
     fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
@@ -123,48 +137,15 @@ impl AnthropicDecoder {
         }
         Ok(())
     }
-
-    /// Counts are cumulative, so a repeated field never adds; taking the
-    /// larger value also survives a proxy that repeats a field as 0.
-    fn record_usage(&mut self, usage: &Value) {
-        let field = |key| number(usage, key).unwrap_or(0);
-        self.prompt_tokens = self.prompt_tokens.max(field("input_tokens"));
-        self.cache_write = self.cache_write.max(field("cache_creation_input_tokens"));
-        if let Some(n) = number(usage, "cache_read_input_tokens") {
-            self.cache_read = Some(self.cache_read.unwrap_or(0).max(n));
-        }
-        self.output_tokens = self.output_tokens.max(field("output_tokens"));
-    }
-
-    fn drain(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
-        let events = std::mem::take(&mut self.events);
-        let mut result = Ok(());
-        for event in &events {
-            result = self.handle(event, out);
-            if result.is_err() {
-                break;
-            }
-        }
-        self.events = events;
-        self.events.clear();
-        result
-    }
 }
 
 impl WireDecoder for AnthropicDecoder {
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
-        self.sse.feed(chunk, &mut self.events);
-        self.drain(out)
+        self.feed_sse(chunk, out)
     }
 
     fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<StepTotals, AiError> {
-        self.sse.finish(&mut self.events);
-        // An event completed only by end of input that does not parse is
-        // the tail of a cut stream, not a provider bug.
-        self.drain(out).map_err(|e| match e.kind {
-            AiErrorKind::Decode => cut_stream_error(),
-            _ => e,
-        })?;
+        self.finish_sse(out)?;
         if !self.stopped {
             return Err(cut_stream_error());
         }

@@ -14,9 +14,9 @@ use tokio_util::sync::CancellationToken;
 pub use decode::AnthropicDecoder;
 pub use request::{build_request_body, build_text_body};
 
-use super::http::{HttpOptions, build_client};
-use super::stream::{CallSpec, drive};
-use super::text::{post_json, usage_u64};
+use super::client::{KeyHeader, ModelClient};
+use super::http::HttpOptions;
+use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
 use crate::protocol::Usage;
 
@@ -28,12 +28,9 @@ pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// A client for one model behind the Anthropic Messages API.
 #[derive(Debug, Clone)]
 pub struct AnthropicAdaptor {
-    client: reqwest::Client,
+    client: ModelClient,
     endpoint: String,
-    api_key: Option<String>,
-    model: String,
     max_tokens: u32,
-    http: HttpOptions,
 }
 
 impl AnthropicAdaptor {
@@ -49,13 +46,11 @@ impl AnthropicAdaptor {
         http: HttpOptions,
     ) -> Result<Self, AiError> {
         let base = base_url.into();
+        let key_header = KeyHeader::Named("x-api-key");
         Ok(Self {
-            client: build_client(&http)?,
+            client: ModelClient::new(api_key, key_header, model.into(), http)?,
             endpoint: format!("{}/v1/messages", base.trim_end_matches('/')),
-            api_key: api_key.filter(|k| !k.is_empty()),
-            model: model.into(),
             max_tokens: DEFAULT_MAX_TOKENS,
-            http,
         })
     }
 
@@ -66,44 +61,27 @@ impl AnthropicAdaptor {
     }
 
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
-        super::http::log_request(&self.endpoint, body);
-        let request = self
-            .client
-            .post(&self.endpoint)
+        self.client
+            .post(&self.endpoint, body)
             .header("anthropic-version", ANTHROPIC_VERSION)
-            .json(body);
-        match &self.api_key {
-            Some(key) => request.header("x-api-key", key),
-            None => request,
-        }
     }
 }
 
 impl Adaptor for AnthropicAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body = build_request_body(&self.model, self.max_tokens, &req);
-        let spec = CallSpec {
-            request: self.post(&body),
-            api_key: self.api_key.clone(),
-            model: self.model.clone(),
-            idle: self.http.idle_timeout,
-        };
-        drive(spec, AnthropicDecoder::new(), cancel)
+        let body = build_request_body(self.client.model(), self.max_tokens, &req);
+        self.client
+            .stream(self.post(&body), AnthropicDecoder::new(), cancel)
     }
 
     fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {
-        let request = self.post(&build_text_body(&self.model, self.max_tokens, &req));
-        let api_key = self.api_key.clone();
-        let idle = self.http.idle_timeout;
-        async move {
-            let body = post_json(request, api_key.as_deref(), idle).await?;
-            Ok(parse_text_response(&body))
-        }
-        .boxed()
+        let body = build_text_body(self.client.model(), self.max_tokens, &req);
+        let answer = self.client.send_json(self.post(&body));
+        async move { Ok(parse_text_response(&answer.await?)) }.boxed()
     }
 
     fn model(&self) -> &str {
-        &self.model
+        self.client.model()
     }
 }
 

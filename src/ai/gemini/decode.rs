@@ -19,10 +19,10 @@ use serde_json::Value;
 use super::call_ids::CallIds;
 use super::error::reclassify;
 use crate::ai::assemble::{StepAssembler, UsageParts};
-use crate::ai::decode::{StepTotals, WireDecoder};
+use crate::ai::decode::{SseFrames, SseWire, StepTotals, WireDecoder};
 use crate::ai::http::{cut_stream_error, stream_error};
 use crate::ai::replay::{ReplayMemo, decode_error};
-use crate::ai::sse::{SseDecoder, SseEvent};
+use crate::ai::sse::SseEvent;
 use crate::ai::{AiError, AiErrorKind};
 use crate::protocol::AgentEvent;
 
@@ -39,8 +39,7 @@ const WITHHELD: [&str; 6] = [
 /// Decodes a Gemini `streamGenerateContent` SSE stream.
 #[derive(Debug)]
 pub struct GeminiDecoder {
-    sse: SseDecoder,
-    events: Vec<SseEvent>,
+    sse: SseFrames,
     step: StepAssembler,
     call_ids: CallIds,
     calls: u64,
@@ -70,8 +69,7 @@ impl GeminiDecoder {
     /// from `call_ids`.
     pub fn new(call_ids: CallIds) -> Self {
         Self {
-            sse: SseDecoder::new(),
-            events: Vec::new(),
+            sse: SseFrames::default(),
             step: StepAssembler::default(),
             call_ids,
             calls: 0,
@@ -87,6 +85,54 @@ impl GeminiDecoder {
     pub(crate) fn with_signature_memo(mut self, memo: ReplayMemo<String>) -> Self {
         self.memo = Some(memo);
         self
+    }
+
+    fn apply_part(&mut self, part: &Value, out: &mut Vec<AgentEvent>) {
+        if let Some(call) = part.get("functionCall") {
+            let id = match call.get("id").and_then(Value::as_str) {
+                Some(id) if !id.is_empty() => id.to_owned(),
+                _ => self.call_ids.next_id(),
+            };
+            let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+            let args = call
+                .get("args")
+                .filter(|a| !a.is_null())
+                .cloned()
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+            if let Some(signature) = part.get("thoughtSignature").and_then(Value::as_str) {
+                self.signatures.push((id.clone(), signature.to_owned()));
+            }
+            self.step.start_tool_call(self.calls, &id, name, Some(args));
+            self.calls += 1;
+            return;
+        }
+        if let Some(text) = part.get("text").and_then(Value::as_str) {
+            if part.get("thought").and_then(Value::as_bool) == Some(true) {
+                self.step.thought_delta(text, out);
+            } else {
+                self.step.output_delta(text, out);
+            }
+        }
+    }
+
+    fn record_usage(&mut self, usage: &Value) {
+        let field = |key| number(usage, key).unwrap_or(0);
+        let u = &mut self.usage;
+        u.prompt = u.prompt.max(field("promptTokenCount"));
+        u.candidates = u.candidates.max(field("candidatesTokenCount"));
+        u.thoughts = u.thoughts.max(field("thoughtsTokenCount"));
+        if let Some(total) = number(usage, "totalTokenCount") {
+            u.total = Some(u.total.unwrap_or(0).max(total));
+        }
+        if let Some(cached) = number(usage, "cachedContentTokenCount") {
+            u.cached = Some(u.cached.unwrap_or(0).max(cached));
+        }
+    }
+}
+
+impl SseWire for GeminiDecoder {
+    fn frames(&mut self) -> &mut SseFrames {
+        &mut self.sse
     }
 
     fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
@@ -145,76 +191,15 @@ impl GeminiDecoder {
         }
         Ok(())
     }
-
-    fn apply_part(&mut self, part: &Value, out: &mut Vec<AgentEvent>) {
-        if let Some(call) = part.get("functionCall") {
-            let id = match call.get("id").and_then(Value::as_str) {
-                Some(id) if !id.is_empty() => id.to_owned(),
-                _ => self.call_ids.next_id(),
-            };
-            let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
-            let args = call
-                .get("args")
-                .filter(|a| !a.is_null())
-                .cloned()
-                .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-            if let Some(signature) = part.get("thoughtSignature").and_then(Value::as_str) {
-                self.signatures.push((id.clone(), signature.to_owned()));
-            }
-            self.step.start_tool_call(self.calls, &id, name, Some(args));
-            self.calls += 1;
-            return;
-        }
-        if let Some(text) = part.get("text").and_then(Value::as_str) {
-            if part.get("thought").and_then(Value::as_bool) == Some(true) {
-                self.step.thought_delta(text, out);
-            } else {
-                self.step.output_delta(text, out);
-            }
-        }
-    }
-
-    fn record_usage(&mut self, usage: &Value) {
-        let field = |key| number(usage, key).unwrap_or(0);
-        let u = &mut self.usage;
-        u.prompt = u.prompt.max(field("promptTokenCount"));
-        u.candidates = u.candidates.max(field("candidatesTokenCount"));
-        u.thoughts = u.thoughts.max(field("thoughtsTokenCount"));
-        if let Some(total) = number(usage, "totalTokenCount") {
-            u.total = Some(u.total.unwrap_or(0).max(total));
-        }
-        if let Some(cached) = number(usage, "cachedContentTokenCount") {
-            u.cached = Some(u.cached.unwrap_or(0).max(cached));
-        }
-    }
-
-    fn drain(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
-        let events = std::mem::take(&mut self.events);
-        let mut result = Ok(());
-        for event in &events {
-            result = self.handle(event, out);
-            if result.is_err() {
-                break;
-            }
-        }
-        self.events = events;
-        self.events.clear();
-        result
-    }
 }
 
 impl WireDecoder for GeminiDecoder {
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
-        self.sse.feed(chunk, &mut self.events);
-        self.drain(out)
+        self.feed_sse(chunk, out)
     }
 
     fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<StepTotals, AiError> {
-        self.sse.finish(&mut self.events);
-        self.drain(out).map_err(|e| match e.kind {
-            AiErrorKind::Decode => cut_stream_error(),
-            _ => e,
-        })?;
+        self.finish_sse(out)?;
         if !self.finished {
             return Err(cut_stream_error());
         }

@@ -27,22 +27,19 @@ pub use request::{
 };
 pub use schema::to_gemini_schema;
 
-use super::http::{HttpOptions, build_client};
+use super::client::{KeyHeader, ModelClient};
+use super::http::HttpOptions;
 use super::replay::ReplayMemo;
-use super::stream::{CallSpec, drive};
-use super::text::{post_json, usage_u64};
+use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
 use crate::protocol::Usage;
 
 /// A client for one Gemini model.
 #[derive(Debug, Clone)]
 pub struct GeminiAdaptor {
-    client: reqwest::Client,
+    client: ModelClient,
     /// `{base}/{version}/models/{model}`, to which `:method` is appended.
     model_url: String,
-    api_key: Option<String>,
-    model: String,
-    http: HttpOptions,
     call_ids: CallIds,
     signatures: ReplayMemo<String>,
 }
@@ -81,11 +78,8 @@ impl GeminiAdaptor {
             request::bare_model(&model)
         );
         Ok(Self {
-            client: build_client(&http)?,
+            client: ModelClient::new(api_key, KeyHeader::Named("x-goog-api-key"), model, http)?,
             model_url,
-            api_key: api_key.filter(|k| !k.is_empty()),
-            model,
-            http,
             call_ids: CallIds::new(),
             signatures: ReplayMemo::default(),
         })
@@ -99,47 +93,36 @@ impl GeminiAdaptor {
     }
 
     fn post(&self, method: &str, body: &Value) -> reqwest::RequestBuilder {
-        let url = format!("{}:{method}", self.model_url);
-        super::http::log_request(&url, body);
-        let request = self.client.post(url).json(body);
-        match &self.api_key {
-            Some(key) => request.header("x-goog-api-key", key),
-            None => request,
-        }
+        self.client
+            .post(&format!("{}:{method}", self.model_url), body)
     }
 }
 
 impl Adaptor for GeminiAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body = build_request_body_with(&self.model, &req, |id| self.signatures.get(id));
-        let spec = CallSpec {
-            request: self.post("streamGenerateContent?alt=sse", &body),
-            api_key: self.api_key.clone(),
-            model: self.model.clone(),
-            idle: self.http.idle_timeout,
-        };
+        let body = build_request_body_with(self.client.model(), &req, |id| self.signatures.get(id));
+        let request = self.post("streamGenerateContent?alt=sse", &body);
         let decoder =
             GeminiDecoder::new(self.call_ids.clone()).with_signature_memo(self.signatures.clone());
-        drive(spec, decoder, cancel)
+        self.client
+            .stream(request, decoder, cancel)
             .map(|item| item.map_err(error::reclassify))
             .boxed()
     }
 
     fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {
-        let request = self.post("generateContent", &build_text_body(&req));
-        let api_key = self.api_key.clone();
-        let idle = self.http.idle_timeout;
+        let answer = self
+            .client
+            .send_json(self.post("generateContent", &build_text_body(&req)));
         async move {
-            let body = post_json(request, api_key.as_deref(), idle)
-                .await
-                .map_err(error::reclassify)?;
+            let body = answer.await.map_err(error::reclassify)?;
             Ok(parse_text_response(&body))
         }
         .boxed()
     }
 
     fn model(&self) -> &str {
-        &self.model
+        self.client.model()
     }
 }
 

@@ -23,9 +23,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::ai::assemble::{StepAssembler, UsageParts};
-use crate::ai::decode::{StepTotals, WireDecoder};
+use crate::ai::decode::{SseFrames, SseWire, StepTotals, WireDecoder};
 use crate::ai::http::{cut_stream_error, stream_error};
-use crate::ai::sse::{SseDecoder, SseEvent};
+use crate::ai::sse::SseEvent;
 use crate::ai::{AiError, AiErrorKind};
 use crate::protocol::AgentEvent;
 
@@ -106,8 +106,7 @@ struct PromptDetails {
 /// Decodes an OpenAI-compatible Chat Completions stream.
 #[derive(Debug, Default)]
 pub struct OpenAiDecoder {
-    sse: SseDecoder,
-    events: Vec<SseEvent>,
+    sse: SseFrames,
     step: StepAssembler,
     usage: Option<UsageParts>,
     model: Option<String>,
@@ -125,59 +124,7 @@ const MAX_JSON_BODY: usize = 4 * 1024 * 1024;
 impl OpenAiDecoder {
     /// A decoder at the start of a response body.
     pub fn new() -> Self {
-        Self {
-            sse: SseDecoder::new(),
-            ..Self::default()
-        }
-    }
-
-    fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
-        let data = event.data.trim();
-        if event.event == "error" {
-            let body = serde_json::from_str(data).unwrap_or(Value::String(data.to_owned()));
-            return Err(stream_error(&body));
-        }
-        if self.done || data.is_empty() {
-            return Ok(());
-        }
-        if data == "[DONE]" {
-            self.done = true;
-            return Ok(());
-        }
-        let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|e| {
-            AiError::new(
-                AiErrorKind::Decode,
-                format!("cannot decode a stream chunk from the model provider: {e}"),
-            )
-        })?;
-        if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
-            return Err(stream_error(&serde_json::json!({ "error": error })));
-        }
-        if self.model.is_none() {
-            self.model = chunk.model.filter(|m| !m.is_empty()).map(Cow::into_owned);
-        }
-        if let Some(usage) = chunk.usage {
-            self.record_usage(&usage);
-        }
-        for choice in chunk.choices.into_iter().flatten() {
-            if choice.index.unwrap_or(0) != 0 {
-                continue;
-            }
-            if let Some(delta) = choice.delta {
-                self.apply_delta(delta, out);
-            }
-            match choice.finish_reason.as_deref() {
-                None | Some("") => {}
-                Some("error") => {
-                    return Err(AiError::new(
-                        AiErrorKind::Provider,
-                        "the model provider ended the stream with finish_reason \"error\"",
-                    ));
-                }
-                Some(_) => self.finished = true,
-            }
-        }
-        Ok(())
+        Self::default()
     }
 
     fn apply_delta(&mut self, delta: Delta<'_>, out: &mut Vec<AgentEvent>) {
@@ -261,23 +208,66 @@ impl OpenAiDecoder {
         self.finished = true;
         Ok(())
     }
+}
 
-    fn drain(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
-        if !self.events.is_empty() && !self.saw_event {
+impl SseWire for OpenAiDecoder {
+    fn frames(&mut self) -> &mut SseFrames {
+        &mut self.sse
+    }
+
+    fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
+        if !self.saw_event {
+            // The body is a stream: the head kept for the non-streamed
+            // fallback is not needed.
             self.saw_event = true;
             self.head = Vec::new();
         }
-        let events = std::mem::take(&mut self.events);
-        let mut result = Ok(());
-        for event in &events {
-            result = self.handle(event, out);
-            if result.is_err() {
-                break;
+        let data = event.data.trim();
+        if event.event == "error" {
+            let body = serde_json::from_str(data).unwrap_or(Value::String(data.to_owned()));
+            return Err(stream_error(&body));
+        }
+        if self.done || data.is_empty() {
+            return Ok(());
+        }
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|e| {
+            AiError::new(
+                AiErrorKind::Decode,
+                format!("cannot decode a stream chunk from the model provider: {e}"),
+            )
+        })?;
+        if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
+            return Err(stream_error(&serde_json::json!({ "error": error })));
+        }
+        if self.model.is_none() {
+            self.model = chunk.model.filter(|m| !m.is_empty()).map(Cow::into_owned);
+        }
+        if let Some(usage) = chunk.usage {
+            self.record_usage(&usage);
+        }
+        for choice in chunk.choices.into_iter().flatten() {
+            if choice.index.unwrap_or(0) != 0 {
+                continue;
+            }
+            if let Some(delta) = choice.delta {
+                self.apply_delta(delta, out);
+            }
+            match choice.finish_reason.as_deref() {
+                None | Some("") => {}
+                Some("error") => {
+                    return Err(AiError::new(
+                        AiErrorKind::Provider,
+                        "the model provider ended the stream with finish_reason \"error\"",
+                    ));
+                }
+                Some(_) => self.finished = true,
             }
         }
-        self.events = events;
-        self.events.clear();
-        result
+        Ok(())
     }
 }
 
@@ -292,18 +282,11 @@ impl WireDecoder for OpenAiDecoder {
                 self.head = Vec::new();
             }
         }
-        self.sse.feed(chunk, &mut self.events);
-        self.drain(out)
+        self.feed_sse(chunk, out)
     }
 
     fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<StepTotals, AiError> {
-        self.sse.finish(&mut self.events);
-        // An event completed only by end of input that does not parse is
-        // the tail of a cut stream, not a provider bug.
-        self.drain(out).map_err(|e| match e.kind {
-            AiErrorKind::Decode => cut_stream_error(),
-            _ => e,
-        })?;
+        self.finish_sse(out)?;
         if !self.saw_event {
             self.decode_whole_body(out)?;
         }

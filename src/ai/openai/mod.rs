@@ -15,20 +15,17 @@ use tokio_util::sync::CancellationToken;
 pub use decode::OpenAiDecoder;
 pub use request::{TOOL_ERROR_PREFIX, build_request_body, build_text_body};
 
-use super::http::{HttpOptions, build_client};
-use super::stream::{CallSpec, drive};
-use super::text::{post_json, usage_u64};
+use super::client::{KeyHeader, ModelClient};
+use super::http::HttpOptions;
+use super::text::usage_u64;
 use super::{Adaptor, AiError, AiErrorKind, EventStream, StreamRequest, TextRequest, TextResponse};
 use crate::protocol::Usage;
 
 /// A client for one model behind an OpenAI-compatible endpoint.
 #[derive(Debug, Clone)]
 pub struct OpenAiAdaptor {
-    client: reqwest::Client,
+    client: ModelClient,
     endpoint: String,
-    api_key: Option<String>,
-    model: String,
-    http: HttpOptions,
 }
 
 impl OpenAiAdaptor {
@@ -45,49 +42,29 @@ impl OpenAiAdaptor {
     ) -> Result<Self, AiError> {
         let base = base_url.into();
         Ok(Self {
-            client: build_client(&http)?,
+            client: ModelClient::new(api_key, KeyHeader::Bearer, model.into(), http)?,
             endpoint: format!("{}/chat/completions", base.trim_end_matches('/')),
-            api_key: api_key.filter(|k| !k.is_empty()),
-            model: model.into(),
-            http,
         })
-    }
-
-    fn post(&self, body: &Value) -> reqwest::RequestBuilder {
-        super::http::log_request(&self.endpoint, body);
-        let request = self.client.post(&self.endpoint).json(body);
-        match &self.api_key {
-            Some(key) => request.bearer_auth(key),
-            None => request,
-        }
     }
 }
 
 impl Adaptor for OpenAiAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body = build_request_body(&self.model, &req);
-        let spec = CallSpec {
-            request: self.post(&body),
-            api_key: self.api_key.clone(),
-            model: self.model.clone(),
-            idle: self.http.idle_timeout,
-        };
-        drive(spec, OpenAiDecoder::new(), cancel)
+        let body = build_request_body(self.client.model(), &req);
+        let request = self.client.post(&self.endpoint, &body);
+        self.client.stream(request, OpenAiDecoder::new(), cancel)
     }
 
     fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {
-        let request = self.post(&build_text_body(&self.model, &req));
-        let api_key = self.api_key.clone();
-        let idle = self.http.idle_timeout;
-        async move {
-            let body = post_json(request, api_key.as_deref(), idle).await?;
-            parse_text_response(&body)
-        }
-        .boxed()
+        let body = build_text_body(self.client.model(), &req);
+        let answer = self
+            .client
+            .send_json(self.client.post(&self.endpoint, &body));
+        async move { parse_text_response(&answer.await?) }.boxed()
     }
 
     fn model(&self) -> &str {
-        &self.model
+        self.client.model()
     }
 }
 

@@ -18,12 +18,12 @@
 
 use serde_json::{Value, json};
 
+use crate::ai::AiError;
 use crate::ai::assemble::{StepAssembler, UsageParts};
-use crate::ai::decode::{StepTotals, WireDecoder};
+use crate::ai::decode::{SseFrames, SseWire, StepTotals, WireDecoder};
 use crate::ai::http::{cut_stream_error, stream_error};
 use crate::ai::replay::{ReplayMemo, decode_error};
-use crate::ai::sse::{SseDecoder, SseEvent};
-use crate::ai::{AiError, AiErrorKind};
+use crate::ai::sse::SseEvent;
 use crate::protocol::AgentEvent;
 
 /// Separator put between two reasoning summary parts.
@@ -32,8 +32,7 @@ const PART_BREAK: &str = "\n\n";
 /// Decodes an OpenAI Responses API stream.
 #[derive(Debug, Default)]
 pub struct ResponsesDecoder {
-    sse: SseDecoder,
-    events: Vec<SseEvent>,
+    sse: SseFrames,
     step: StepAssembler,
     /// Output indexes of function-call items, and whether their arguments
     /// have arrived.
@@ -59,10 +58,7 @@ fn number(value: &Value, key: &str) -> Option<u64> {
 impl ResponsesDecoder {
     /// A decoder at the start of a response body.
     pub fn new() -> Self {
-        Self {
-            sse: SseDecoder::new(),
-            ..Self::default()
-        }
+        Self::default()
     }
 
     /// Records the step's reasoning items into `memo` when the stream
@@ -70,6 +66,84 @@ impl ResponsesDecoder {
     pub(crate) fn with_reasoning_memo(mut self, memo: ReplayMemo<Vec<Value>>) -> Self {
         self.memo = Some(memo);
         self
+    }
+
+    fn record_response(&mut self, data: &Value) {
+        let Some(response) = data.get("response") else {
+            return;
+        };
+        if let Some(model) = response.get("model").and_then(Value::as_str) {
+            self.model = Some(model.to_owned());
+        }
+        if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
+            let input = number(usage, "input_tokens").unwrap_or(0);
+            let output = number(usage, "output_tokens").unwrap_or(0);
+            self.usage = Some(UsageParts {
+                input,
+                output,
+                total: number(usage, "total_tokens"),
+                cached: usage
+                    .pointer("/input_tokens_details/cached_tokens")
+                    .and_then(Value::as_u64),
+            });
+        }
+    }
+
+    fn start_call(&mut self, slot: u64, item: &Value) {
+        let call_id = text(item, "call_id");
+        self.step
+            .tool_call_fragment(slot, Some(call_id), Some(text(item, "name")), None);
+        self.call_slots.push((slot, false));
+        if self.first_call_id.is_none() && !call_id.is_empty() {
+            self.first_call_id = Some(call_id.to_owned());
+        }
+    }
+
+    /// Adds argument text to the call at `slot`; `whole` text (from a
+    /// `done` event) is used only when no fragment came before it.
+    fn arguments(&mut self, slot: u64, args: &str, whole: bool) {
+        let Some(entry) = self.call_slots.iter_mut().find(|(s, _)| *s == slot) else {
+            return;
+        };
+        if whole && entry.1 {
+            return;
+        }
+        if args.is_empty() {
+            return;
+        }
+        entry.1 = true;
+        self.step.tool_call_fragment(slot, None, None, Some(args));
+    }
+
+    fn thought(&mut self, part: String, delta: &str, out: &mut Vec<AgentEvent>) {
+        if delta.is_empty() {
+            return;
+        }
+        if self.thought_part.as_ref().is_some_and(|last| *last != part) {
+            self.step.thought_delta(PART_BREAK, out);
+        }
+        self.thought_part = Some(part);
+        self.step.thought_delta(delta, out);
+    }
+
+    /// Keeps a reasoning item for replay, when it can be replayed: without
+    /// `encrypted_content` it would have to be looked up by id, and nothing
+    /// is stored on the provider's side.
+    fn keep_reasoning(&mut self, item: &Value) {
+        let Some(encrypted) = item.get("encrypted_content").and_then(Value::as_str) else {
+            return;
+        };
+        self.reasoning_items.push(json!({
+            "type": "reasoning",
+            "summary": item.get("summary").cloned().unwrap_or_else(|| json!([])),
+            "encrypted_content": encrypted,
+        }));
+    }
+}
+
+impl SseWire for ResponsesDecoder {
+    fn frames(&mut self) -> &mut SseFrames {
+        &mut self.sse
     }
 
     fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
@@ -147,106 +221,15 @@ impl ResponsesDecoder {
         }
         Ok(())
     }
-
-    fn record_response(&mut self, data: &Value) {
-        let Some(response) = data.get("response") else {
-            return;
-        };
-        if let Some(model) = response.get("model").and_then(Value::as_str) {
-            self.model = Some(model.to_owned());
-        }
-        if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
-            let input = number(usage, "input_tokens").unwrap_or(0);
-            let output = number(usage, "output_tokens").unwrap_or(0);
-            self.usage = Some(UsageParts {
-                input,
-                output,
-                total: number(usage, "total_tokens"),
-                cached: usage
-                    .pointer("/input_tokens_details/cached_tokens")
-                    .and_then(Value::as_u64),
-            });
-        }
-    }
-
-    fn start_call(&mut self, slot: u64, item: &Value) {
-        let call_id = text(item, "call_id");
-        self.step
-            .tool_call_fragment(slot, Some(call_id), Some(text(item, "name")), None);
-        self.call_slots.push((slot, false));
-        if self.first_call_id.is_none() && !call_id.is_empty() {
-            self.first_call_id = Some(call_id.to_owned());
-        }
-    }
-
-    /// Adds argument text to the call at `slot`; `whole` text (from a
-    /// `done` event) is used only when no fragment came before it.
-    fn arguments(&mut self, slot: u64, args: &str, whole: bool) {
-        let Some(entry) = self.call_slots.iter_mut().find(|(s, _)| *s == slot) else {
-            return;
-        };
-        if whole && entry.1 {
-            return;
-        }
-        if args.is_empty() {
-            return;
-        }
-        entry.1 = true;
-        self.step.tool_call_fragment(slot, None, None, Some(args));
-    }
-
-    fn thought(&mut self, part: String, delta: &str, out: &mut Vec<AgentEvent>) {
-        if delta.is_empty() {
-            return;
-        }
-        if self.thought_part.as_ref().is_some_and(|last| *last != part) {
-            self.step.thought_delta(PART_BREAK, out);
-        }
-        self.thought_part = Some(part);
-        self.step.thought_delta(delta, out);
-    }
-
-    /// Keeps a reasoning item for replay, when it can be replayed: without
-    /// `encrypted_content` it would have to be looked up by id, and nothing
-    /// is stored on the provider's side.
-    fn keep_reasoning(&mut self, item: &Value) {
-        let Some(encrypted) = item.get("encrypted_content").and_then(Value::as_str) else {
-            return;
-        };
-        self.reasoning_items.push(json!({
-            "type": "reasoning",
-            "summary": item.get("summary").cloned().unwrap_or_else(|| json!([])),
-            "encrypted_content": encrypted,
-        }));
-    }
-
-    fn drain(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
-        let events = std::mem::take(&mut self.events);
-        let mut result = Ok(());
-        for event in &events {
-            result = self.handle(event, out);
-            if result.is_err() {
-                break;
-            }
-        }
-        self.events = events;
-        self.events.clear();
-        result
-    }
 }
 
 impl WireDecoder for ResponsesDecoder {
     fn feed(&mut self, chunk: &[u8], out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
-        self.sse.feed(chunk, &mut self.events);
-        self.drain(out)
+        self.feed_sse(chunk, out)
     }
 
     fn finish(&mut self, out: &mut Vec<AgentEvent>) -> Result<StepTotals, AiError> {
-        self.sse.finish(&mut self.events);
-        self.drain(out).map_err(|e| match e.kind {
-            AiErrorKind::Decode => cut_stream_error(),
-            _ => e,
-        })?;
+        self.finish_sse(out)?;
         if !self.finished {
             return Err(cut_stream_error());
         }

@@ -31,22 +31,19 @@ use tokio_util::sync::CancellationToken;
 pub use decode::ResponsesDecoder;
 pub use request::{ResponsesOptions, build_request_body, build_request_body_with, build_text_body};
 
-use super::http::{HttpOptions, build_client};
+use super::client::{KeyHeader, ModelClient};
+use super::http::HttpOptions;
 use super::replay::ReplayMemo;
-use super::stream::{CallSpec, drive};
-use super::text::{post_json, usage_u64};
+use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
 use crate::protocol::Usage;
 
 /// A client for one model behind the OpenAI Responses API.
 #[derive(Debug, Clone)]
 pub struct ResponsesAdaptor {
-    client: reqwest::Client,
+    client: ModelClient,
     endpoint: String,
-    api_key: Option<String>,
-    model: String,
     options: ResponsesOptions,
-    http: HttpOptions,
     reasoning: ReplayMemo<Vec<Value>>,
 }
 
@@ -66,12 +63,9 @@ impl ResponsesAdaptor {
         let base = base_url.into();
         let model = model.into();
         Ok(Self {
-            client: build_client(&http)?,
             endpoint: format!("{}/responses", base.trim_end_matches('/')),
-            api_key: api_key.filter(|k| !k.is_empty()),
             options: ResponsesOptions::for_model(&model),
-            model,
-            http,
+            client: ModelClient::new(api_key, KeyHeader::Bearer, model, http)?,
             reasoning: ReplayMemo::default(),
         })
     }
@@ -81,44 +75,28 @@ impl ResponsesAdaptor {
         self.options = options;
         self
     }
-
-    fn post(&self, body: &Value) -> reqwest::RequestBuilder {
-        super::http::log_request(&self.endpoint, body);
-        let request = self.client.post(&self.endpoint).json(body);
-        match &self.api_key {
-            Some(key) => request.bearer_auth(key),
-            None => request,
-        }
-    }
 }
 
 impl Adaptor for ResponsesAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body =
-            build_request_body_with(&self.model, self.options, &req, |id| self.reasoning.get(id));
-        let spec = CallSpec {
-            request: self.post(&body),
-            api_key: self.api_key.clone(),
-            model: self.model.clone(),
-            idle: self.http.idle_timeout,
-        };
+        let body = build_request_body_with(self.client.model(), self.options, &req, |id| {
+            self.reasoning.get(id)
+        });
+        let request = self.client.post(&self.endpoint, &body);
         let decoder = ResponsesDecoder::new().with_reasoning_memo(self.reasoning.clone());
-        drive(spec, decoder, cancel)
+        self.client.stream(request, decoder, cancel)
     }
 
     fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {
-        let request = self.post(&build_text_body(&self.model, &req));
-        let api_key = self.api_key.clone();
-        let idle = self.http.idle_timeout;
-        async move {
-            let body = post_json(request, api_key.as_deref(), idle).await?;
-            Ok(parse_text_response(&body))
-        }
-        .boxed()
+        let body = build_text_body(self.client.model(), &req);
+        let answer = self
+            .client
+            .send_json(self.client.post(&self.endpoint, &body));
+        async move { Ok(parse_text_response(&answer.await?)) }.boxed()
     }
 
     fn model(&self) -> &str {
-        &self.model
+        self.client.model()
     }
 }
 
