@@ -28,7 +28,7 @@ use super::app::{App, AppMsg};
 use super::bridge::{Op, UiInput};
 use super::terminal::TerminalControl;
 use super::view::live;
-use crate::protocol::now_millis;
+use crate::protocol::{AgentEvent, now_millis};
 
 /// Minimum time between two frames (60 fps).
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -200,13 +200,21 @@ where
             () = sleep => None,
         };
         app.set_time(Instant::now(), now_millis());
+        // The end of a turn is shown at once, not at the next frame: it is
+        // what the user waits for after pressing Esc.
+        let mut urgent = false;
         match msg {
-            Some(msg) => app.update(msg),
+            Some(msg) => {
+                urgent |= ends_a_turn(&msg);
+                app.update(msg);
+            }
             None if app.is_animating() => app.update(AppMsg::Tick),
             None => {}
         }
         while let Ok(input) = inputs.try_recv() {
-            app.update(AppMsg::Input(input));
+            let msg = AppMsg::Input(input);
+            urgent |= ends_a_turn(&msg);
+            app.update(msg);
         }
         // Poll with this task's waker, never a no-op one: crossterm's
         // EventStream keeps the waker of the first pending poll, so a no-op
@@ -225,10 +233,17 @@ where
             break;
         }
         let now = Instant::now();
-        if app.is_dirty() && now >= last_draw + FRAME {
+        if app.is_dirty() && (urgent || now >= last_draw + FRAME) {
             screen.draw(app)?;
             last_draw = now;
         }
     }
     Ok(())
+}
+
+fn ends_a_turn(msg: &AppMsg) -> bool {
+    matches!(
+        msg,
+        AppMsg::Input(UiInput::Event(AgentEvent::AgentStop { .. }))
+    )
 }
