@@ -44,8 +44,17 @@ impl Hub {
         rx
     }
 
-    pub(super) fn emit(&self, event: &AgentEvent) {
-        lock(&self.events).retain(|tx| tx.send(event.clone()).is_ok());
+    /// Sends `event` to every subscriber; the last one gets it without a
+    /// copy (on the delta hot path there is usually only one).
+    pub(super) fn emit(&self, event: AgentEvent) {
+        let mut subscribers = lock(&self.events);
+        subscribers.retain(|tx| !tx.is_closed());
+        if let Some((last, others)) = subscribers.split_last() {
+            for tx in others {
+                let _ = tx.send(event.clone());
+            }
+            let _ = last.send(event);
+        }
     }
 
     pub(super) fn notice(&self, notice: Notice) {

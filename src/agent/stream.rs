@@ -92,7 +92,7 @@ impl Worker {
             }
         }
         attempt.saw_delta = true;
-        self.shared.hub.emit(&event.with_meta(meta));
+        self.shared.hub.emit(event.with_meta(meta));
     }
 
     /// Commits the full events of a finished stream. A stream whose adaptor

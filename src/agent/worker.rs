@@ -134,7 +134,7 @@ impl Worker {
                             message,
                         };
                     }
-                    self.shared.hub.emit(&summary);
+                    self.shared.hub.emit(summary.clone());
                     self.window = window;
                     self.update_window_tokens();
                     TurnOutcome {
@@ -176,7 +176,7 @@ impl Worker {
     /// Shows, records and persists a canonical event. Persisting failed →
     /// the message for the `agent_stop(runtime)` that must follow.
     pub(super) async fn commit(&mut self, event: AgentEvent) -> Result<(), String> {
-        self.shared.hub.emit(&event);
+        self.shared.hub.emit(event.clone());
         self.recall.remember(&event);
         let persisted = self.persist(&event).await;
         self.window.push(event);
