@@ -11,7 +11,7 @@ use light_agent::agent::{Agent, Notice};
 use light_agent::protocol::{AgentEvent, StopCause};
 use tokio::sync::mpsc;
 
-use super::Exit;
+use super::{Exit, truncate};
 
 /// How exec prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,11 +148,4 @@ fn short_args(args: &serde_json::Value) -> String {
         map.remove("_intent");
     }
     truncate(&args.to_string(), 160)
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }

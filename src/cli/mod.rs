@@ -30,3 +30,11 @@ impl From<Exit> for std::process::ExitCode {
         })
     }
 }
+
+/// `text` cut to `max` characters, with `…` when something was cut.
+pub fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}

@@ -6,6 +6,8 @@ use std::path::Path;
 use anyhow::Result;
 use light_agent::protocol::{AgentEvent, StopCause, now_millis};
 use light_agent::session::{SessionInfo, SessionManager, SessionStatus};
+use light_agent::tui::view::format_age;
+use light_agent::tui::view::session_header::turns;
 use serde_json::json;
 
 use super::Exit;
@@ -45,12 +47,8 @@ pub async fn list(
         println!(
             "{}  {:>9}  {:>9}{status}  {}{place}",
             s.id,
-            age(now.saturating_sub(s.updated_at)),
-            if s.turns == 1 {
-                "1 turn".to_string()
-            } else {
-                format!("{} turns", s.turns)
-            },
+            format_age(s.updated_at, now),
+            turns(s.turns),
             s.title.as_deref().unwrap_or("(untitled)")
         );
     }
@@ -68,17 +66,6 @@ fn info_json(s: &SessionInfo) -> serde_json::Value {
         "events": s.events,
         "status": match s.status { SessionStatus::Running => "running", SessionStatus::Idle => "idle" },
     })
-}
-
-/// A short age: `42s ago`, `5m ago`, `3h ago`, `2d ago`.
-pub fn age(millis: u64) -> String {
-    let secs = millis / 1000;
-    match secs {
-        0..60 => format!("{secs}s ago"),
-        60..3600 => format!("{}m ago", secs / 60),
-        3600..86_400 => format!("{}h ago", secs / 3600),
-        _ => format!("{}d ago", secs / 86_400),
-    }
 }
 
 /// Prints one session, as markdown or as JSON lines.
@@ -151,17 +138,4 @@ pub fn to_markdown(info: &SessionInfo, events: &[AgentEvent]) -> String {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ages_pick_the_largest_whole_unit() {
-        assert_eq!(age(59_999), "59s ago");
-        assert_eq!(age(60_000), "1m ago");
-        assert_eq!(age(3_600_000 * 5), "5h ago");
-        assert_eq!(age(86_400_000 * 3), "3d ago");
-    }
 }

@@ -45,3 +45,18 @@ pub fn format_age(then_ms: u64, now_ms: u64) -> String {
         _ => format!("{}d ago", secs / 86_400),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::format_age;
+
+    #[test]
+    fn ages_pick_the_largest_whole_unit() {
+        let now = 10 * 86_400_000;
+        assert_eq!(format_age(0, now), "new");
+        assert_eq!(format_age(now - 59_999, now), "just now");
+        assert_eq!(format_age(now - 60_000, now), "1m ago");
+        assert_eq!(format_age(now - 5 * 3_600_000, now), "5h ago");
+        assert_eq!(format_age(now - 3 * 86_400_000, now), "3d ago");
+    }
+}
