@@ -2,7 +2,7 @@
 //! The run loop over a `TestBackend`: keys in, ops out, runtime inputs
 //! drawn, and it stops when asked.
 
-mod tui_support;
+use crate::tui_support;
 
 use std::collections::VecDeque;
 use std::io;

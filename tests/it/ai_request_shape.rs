@@ -2,8 +2,8 @@
 //! snapshots, plus explicit checks of the rules the snapshots embody).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support;
 use light_agent::ai::{StreamRequest, anthropic, openai};
-mod support;
 
 use serde_json::{Value, json};
 use support::history::{

@@ -2,7 +2,7 @@
 //! Snapshots of what the screen shows (committed scrollback above the live
 //! area) for every cell kind and widget, at 40 and 200 columns.
 
-mod tui_support;
+use crate::tui_support;
 
 use std::time::Duration;
 

@@ -241,16 +241,17 @@ fn default_db_path_uses_the_home_override_or_the_data_dir() {
 const OWNER_CHILD_DB: &str = "LIGHT_AGENT_TEST_OWNER_CHILD_DB";
 const OWNER_CHILD_SESSION: &str = "LIGHT_AGENT_TEST_OWNER_CHILD_SESSION";
 
-/// Child-process role for `stale_running_owner_reads_idle`; a no-op when run
-/// as an ordinary test. Marks the session running, says so, then waits to be
-/// killed.
+/// Child-process role for `stale_running_owner_reads_idle`;
+/// ignored in an ordinary run, started by its parent with `--ignored`.
+/// Marks the session running, says so, then waits to be killed.
 #[tokio::test]
+#[ignore = "child-process role: run only by `stale_running_owner_reads_idle`"]
 async fn child_role_marks_running_and_waits() {
     let (Ok(db), Ok(id)) = (
         std::env::var(OWNER_CHILD_DB),
         std::env::var(OWNER_CHILD_SESSION),
     ) else {
-        return;
+        panic!("child role started without its environment");
     };
     let manager = SessionManager::open(Path::new(&db)).unwrap();
     manager.mark_running(&id).await.unwrap();
@@ -270,7 +271,8 @@ async fn stale_running_owner_reads_idle() {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "child_role_marks_running_and_waits",
+            "session_manager::child_role_marks_running_and_waits",
+            "--ignored",
             "--nocapture",
         ])
         .env(OWNER_CHILD_DB, &f.db)

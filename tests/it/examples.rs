@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The examples run as a user would run them.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! split at every byte boundary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use light_agent::ai::anthropic::AnthropicDecoder;
 use light_agent::ai::openai::OpenAiDecoder;

@@ -5,7 +5,7 @@
 
 #[path = "tui_e2e/pty.rs"]
 mod pty;
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-const README: &str = include_str!("../README.md");
+const README: &str = include_str!("../../README.md");
 
 /// Lines of the fenced blocks whose info string is exactly `info`.
 fn blocks(info: &str) -> Vec<Vec<String>> {
@@ -85,6 +85,6 @@ fn the_set_up_is_two_commands_and_ci_runs_the_test_one() {
         .map(|l| command(l).to_string())
         .collect();
     assert_eq!(setup, ["cargo run --release --", "cargo test"]);
-    let ci = include_str!("../.ci/run");
+    let ci = include_str!("../../.ci/run");
     assert!(ci.lines().any(|l| l.trim() == "cargo test"), "{ci}");
 }

@@ -4,7 +4,7 @@
 //! summaries, and the replay of encrypted reasoning items.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! View-model harness: event sequences in, ops and committed lines out.
 
-mod tui_support;
+use crate::tui_support;
 
 use std::time::{Duration, Instant};
 

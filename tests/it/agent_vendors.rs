@@ -3,7 +3,7 @@
 //! answer) against the Gemini and OpenAI Responses wire formats, with the
 //! same expectations as `agent_loop.rs` has for Chat Completions.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! What the model sees across steps: compaction into summaries, recall of
 //! folded results, context-length recovery, skills.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

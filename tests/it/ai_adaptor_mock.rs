@@ -2,7 +2,7 @@
 //! back, failures, retries, timeouts and cancellation.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

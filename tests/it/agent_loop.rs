@@ -2,7 +2,7 @@
 //! The Agent against the mock model server: queue, three-step tool turn,
 //! errors fed back to the model, and interrupts.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -3,10 +3,10 @@
 //! explicit checks of the rules the snapshots embody).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support;
 use light_agent::ai::StreamRequest;
 use light_agent::ai::gemini;
 use light_agent::ai::responses::{self, ResponsesOptions};
-mod support;
 
 use serde_json::{Value, json};
 use support::history::{
