@@ -5,7 +5,7 @@
 use crate::support;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use light_agent::agent::{AgentError, Notice};
 use light_agent::ai::{HttpOptions, OpenAiAdaptor};
@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use support::agent_harness::{Harness, drain};
+use support::bounded::{ends, until};
 use support::{OpenAiStream, Reply};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -89,10 +90,10 @@ async fn prompts_run_one_after_another_and_state_shows_the_queue() {
     let first = tokio::spawn(async move { a1.prompt("one").await });
     assert!(h.mock.wait_for_requests(1, Duration::from_secs(5)).await);
     let second = tokio::spawn(async move { a2.prompt("two").await });
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while h.agent.state().queued_prompts == 0 && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(2)).await;
-    }
+    until("the second prompt is queued", || {
+        h.agent.state().queued_prompts == 1
+    })
+    .await;
     let state = h.agent.state();
     assert!(state.is_running);
     assert_eq!(state.queued_prompts, 1);
@@ -324,16 +325,15 @@ async fn interrupt_mid_stream_stops_at_once_keeps_what_was_shown_and_the_queue()
         let agent = h.agent.clone();
         tokio::spawn(async move { agent.prompt("queued follow-up").await })
     };
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    until("the follow-up is queued", || {
+        h.agent.state().queued_prompts == 1
+    })
+    .await;
 
-    let pressed = Instant::now();
     h.agent.interrupt("user pressed Esc");
     // The host takes the queue back at once, as the TUI does on Esc.
     assert_eq!(h.agent.take_queued(), ["queued follow-up"]);
-    let outcome = turn.await.unwrap().unwrap();
-    let took = pressed.elapsed();
-    println!("interrupt → agent_stop: {took:?}");
-    assert!(took < Duration::from_secs(1), "{took:?}");
+    let outcome = ends("the interrupted turn", turn).await.unwrap().unwrap();
     assert_eq!(outcome.cause, StopCause::User);
     assert_eq!(outcome.message, "user pressed Esc");
     assert!(
@@ -393,11 +393,11 @@ async fn interrupt_mid_tool_gives_unfinished_calls_error_results() {
         |e| matches!(e, AgentEvent::ToolResult { outcome, .. } if outcome.id == "c_tree"),
     )
     .await;
-    let pressed = Instant::now();
     h.agent.interrupt("stop");
-    let outcome = turn.await.unwrap().unwrap();
-    println!("interrupt mid-tool → agent_stop: {:?}", pressed.elapsed());
-    assert!(pressed.elapsed() < Duration::from_secs(1));
+    let outcome = ends("the turn interrupted mid-tool", turn)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(outcome.cause, StopCause::User);
     let stored = h.session.load_all().await.unwrap();
     let nap = stored
@@ -415,7 +415,7 @@ async fn interrupt_mid_tool_gives_unfinished_calls_error_results() {
 
 #[tokio::test]
 async fn interrupt_during_a_retry_wait_stops_at_once() {
-    let h = harness(vec![Reply::status(503).retry_after(30)]).await;
+    let h = harness(vec![Reply::status(503).retry_after(60)]).await;
     let mut notices = h.agent.subscribe_notices();
     let agent = h.agent.clone();
     let turn = tokio::spawn(async move { agent.prompt("hello").await });
@@ -424,17 +424,15 @@ async fn interrupt_during_a_retry_wait_stops_at_once() {
         .unwrap()
         .unwrap();
     assert!(
-        matches!(notice, Notice::Retrying { attempt: 1, delay, .. } if delay == Duration::from_secs(30)),
+        matches!(notice, Notice::Retrying { attempt: 1, delay, .. } if delay == Duration::from_secs(60)),
         "{notice:?}"
     );
-    let pressed = Instant::now();
     h.agent.interrupt("stop waiting");
-    let outcome = turn.await.unwrap().unwrap();
-    assert!(
-        pressed.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        pressed.elapsed()
-    );
+    // The wait is a minute, the guard shorter: ending means it was cut.
+    let outcome = ends("the turn interrupted in its retry wait", turn)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(outcome.cause, StopCause::User);
     assert_eq!(h.mock.request_count(), 1);
 }

@@ -1,9 +1,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The layer table of ARCHITECTURE.md, enforced: which module may name which
 //! other module, and which external crates stay inside one layer.
+//!
+//! Every source file is parsed (syn), so grouped imports (`use crate::{a::B}`),
+//! relative paths (`super::super::x`), paths in expressions, types and
+//! patterns, and `crate::x` inside macro invocations all count.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::Visit;
 
 /// (module, modules it may use besides itself).
 const LAYERS: &[(&str, &[&str])] = &[
@@ -32,85 +39,255 @@ const CONFINED: &[(&str, &[&str])] = &[
     ("tracing_subscriber", &["config"]),
 ];
 
-fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
+/// Every `.rs` file under `dir`, with the module path its location gives
+/// (`src/agent/tools.rs` → `["agent", "tools"]`).
+fn sources(src: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<String>)>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            sources(&path, out);
+            sources(src, &path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push((
-                path.display().to_string(),
-                std::fs::read_to_string(&path).unwrap(),
-            ));
-        }
-    }
-}
-
-/// Names following `prefix` in code lines (comments skipped).
-fn names_after(text: &str, prefix: &str) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-        let mut rest = line;
-        while let Some(at) = rest.find(prefix) {
-            let before_ok =
-                at == 0 || !rest[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
-            let tail = &rest[at + prefix.len()..];
-            let name: String = tail
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
+            let rel = path.strip_prefix(src).unwrap().with_extension("");
+            let mut module: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
-            if before_ok && !name.is_empty() {
-                names.insert(name);
+            if module.last().is_some_and(|m| m == "mod") {
+                module.pop();
             }
-            rest = tail;
+            out.push((path, module));
         }
     }
-    names
 }
 
-#[test]
-fn modules_use_only_the_layers_below_them() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut violations = Vec::new();
-    for (module, allowed) in LAYERS {
-        let mut files = Vec::new();
-        sources(&root.join(module), &mut files);
-        assert!(!files.is_empty(), "src/{module} has no files");
-        for (path, text) in &files {
-            for used in names_after(text, "crate::") {
-                if used != *module && !allowed.contains(&used.as_str()) {
-                    violations.push(format!("{path}: {module} uses crate::{used}"));
+/// What one file names: top-level crate modules and external crates.
+#[derive(Default, Debug, PartialEq)]
+struct Names {
+    /// Top-level modules of this crate (`crate::x`, `super::…::x` resolved).
+    modules: BTreeSet<String>,
+    /// First segments of other paths: external crates (and local names).
+    roots: BTreeSet<String>,
+}
+
+/// Parses `text` as the file of module `module` and collects what it names.
+fn names_in(text: &str, module: &[String]) -> Names {
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{module:?}: {e}"));
+    let mut visitor = Collector {
+        module: module.to_vec(),
+        names: Names::default(),
+    };
+    visitor.visit_file(&file);
+    visitor.names
+}
+
+struct Collector {
+    /// The module the visitor is in (inline `mod` blocks push onto it).
+    module: Vec<String>,
+    names: Names,
+}
+
+impl Collector {
+    /// Records a path given as its segments' names.
+    fn segments(&mut self, segments: &[String]) {
+        let Some(first) = segments.first() else {
+            return;
+        };
+        match first.as_str() {
+            "crate" => {
+                if let Some(top) = segments.get(1) {
+                    self.names.modules.insert(top.clone());
+                }
+            }
+            "super" => {
+                let ups = segments.iter().take_while(|s| *s == "super").count();
+                let mut resolved: Vec<String> =
+                    self.module[..self.module.len().saturating_sub(ups)].to_vec();
+                resolved.extend(segments[ups..].iter().cloned());
+                if let Some(top) = resolved.first() {
+                    self.names.modules.insert(top.clone());
+                }
+            }
+            "self" => {}
+            _ => {
+                self.names.roots.insert(first.clone());
+            }
+        }
+    }
+
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => self.leaf(prefix, n.ident.to_string()),
+            syn::UseTree::Rename(r) => self.leaf(prefix, r.ident.to_string()),
+            syn::UseTree::Glob(_) => self.segments(&prefix.clone()),
+            syn::UseTree::Group(g) => {
+                for item in &g.items {
+                    self.use_tree(prefix, item);
                 }
             }
         }
     }
-    assert!(violations.is_empty(), "{violations:#?}");
+
+    fn leaf(&mut self, prefix: &[String], name: String) {
+        let mut full = prefix.to_vec();
+        full.push(name);
+        self.segments(&full);
+    }
+
+    /// `crate :: x` and `super :: x` written inside macro invocations.
+    fn tokens(&mut self, tokens: TokenStream) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
+            match tree {
+                TokenTree::Group(group) => self.tokens(group.stream()),
+                TokenTree::Ident(ident) if ident == "crate" || ident == "super" => {
+                    let mut segments = vec![ident.to_string()];
+                    let mut j = i + 1;
+                    while let (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) =
+                        (trees.get(j), trees.get(j + 1))
+                    {
+                        if a.as_char() != ':' || b.as_char() != ':' {
+                            break;
+                        }
+                        match trees.get(j + 2) {
+                            Some(TokenTree::Ident(next)) => segments.push(next.to_string()),
+                            _ => break,
+                        }
+                        j += 3;
+                    }
+                    if segments.len() > 1 {
+                        self.segments(&segments);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
-#[test]
-fn external_crates_stay_in_their_layer() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut violations = Vec::new();
+impl<'ast> Visit<'ast> for Collector {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.use_tree(&mut Vec::new(), &item.tree);
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segments.len() > 1 || path.leading_colon.is_some() {
+            self.segments(&segments);
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        self.module.push(item.ident.to_string());
+        syn::visit::visit_item_mod(self, item);
+        self.module.pop();
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.tokens(mac.tokens.clone());
+        syn::visit::visit_macro(self, mac);
+    }
+}
+
+/// Every file of every layer with what it names.
+fn layer_files() -> Vec<(String, &'static str, Names)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = Vec::new();
     for (module, _) in LAYERS {
         let mut files = Vec::new();
-        sources(&root.join(module), &mut files);
-        for (path, text) in &files {
-            for (krate, owners) in CONFINED {
-                if !names_after(text, &format!("{krate}::")).is_empty() && !owners.contains(module)
-                {
-                    violations.push(format!("{path}: {module} uses {krate}"));
-                }
-            }
+        let dir = src.join(module);
+        if dir.is_dir() {
+            sources(&src, &dir, &mut files);
+        }
+        let single = src.join(format!("{module}.rs"));
+        if single.is_file() {
+            files.push((single, vec![module.to_string()]));
+        }
+        assert!(!files.is_empty(), "src/{module} has no files");
+        for (path, module_path) in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let names = names_in(&text, &module_path);
+            out.push((path.display().to_string(), *module, names));
+        }
+    }
+    out
+}
+
+/// Violations of the layer table in what `module`'s file names.
+fn layer_violations(module: &str, names: &Names) -> Vec<String> {
+    let allowed = LAYERS
+        .iter()
+        .find(|(m, _)| *m == module)
+        .map(|(_, a)| *a)
+        .unwrap_or(&[]);
+    let mut out = Vec::new();
+    for used in &names.modules {
+        if used != module && !allowed.contains(&used.as_str()) {
+            out.push(format!("{module} uses crate::{used}"));
+        }
+    }
+    for (krate, owners) in CONFINED {
+        if names.roots.contains(*krate) && !owners.contains(&module) {
+            out.push(format!("{module} uses {krate}"));
+        }
+    }
+    out
+}
+
+#[test]
+fn modules_use_only_the_layers_below_them_and_crates_stay_in_their_layer() {
+    let mut violations = Vec::new();
+    for (path, module, names) in layer_files() {
+        for v in layer_violations(module, &names) {
+            violations.push(format!("{path}: {v}"));
         }
     }
     assert!(violations.is_empty(), "{violations:#?}");
 }
 
+fn module_path(parts: &[&str]) -> Vec<String> {
+    parts.iter().map(|p| p.to_string()).collect()
+}
+
 #[test]
-fn the_scanner_sees_a_violation() {
-    let text = "use crate::tool::ToolRegistry;\n// crate::agent in a comment\nlet x = crate::session::SessionManager::open(p);";
+fn the_check_sees_grouped_relative_and_macro_uses() {
+    let grouped = "use crate::{agent::Agent, protocol::Meta};";
     assert_eq!(
-        names_after(text, "crate::"),
-        BTreeSet::from(["tool".to_string(), "session".to_string()])
+        layer_violations(
+            "tool",
+            &names_in(grouped, &module_path(&["tool", "registry"]))
+        ),
+        ["tool uses crate::agent"]
     );
+    let relative = "use super::super::super::agent::Agent;\nfn f() { let _ = super::super::super::session::open(); }";
+    assert_eq!(
+        layer_violations(
+            "tool",
+            &names_in(relative, &module_path(&["tool", "builtin", "tree"]))
+        ),
+        ["tool uses crate::agent", "tool uses crate::session"]
+    );
+    let inline =
+        "mod tests { use super::super::Thing; fn t() { super::super::super::agent::x(); } }";
+    assert_eq!(
+        names_in(inline, &module_path(&["tool", "registry"])).modules,
+        BTreeSet::from(["tool".to_string(), "agent".to_string()])
+    );
+    let in_macro = "fn f() { println!(\"{}\", crate::session::NAME); }";
+    assert_eq!(
+        layer_violations("ai", &names_in(in_macro, &module_path(&["ai", "http"]))),
+        ["ai uses crate::session"]
+    );
+    let external = "use ratatui::{text::Line};\nfn f() -> rusqlite::Result<()> { Ok(()) }";
+    assert_eq!(
+        layer_violations("agent", &names_in(external, &module_path(&["agent"]))),
+        ["agent uses rusqlite", "agent uses ratatui"]
+    );
+    let fine = "use crate::protocol::Meta;\nuse super::registry::ToolRegistry;\n// crate::agent in a comment\n";
+    assert!(layer_violations("tool", &names_in(fine, &module_path(&["tool", "x"]))).is_empty());
 }

@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use light_agent::protocol::AgentEvent;
+use support::bounded::ends;
 use support::child_env::{Workspace, run, scrub};
 use support::{MockModel, OpenAiStream, Reply};
 
@@ -171,15 +172,22 @@ async fn sigint_interrupts_the_turn_exits_130_and_keeps_the_session() {
     let url = mock.openai_base_url();
     let mut cmd = command(&f, Some(&url), &["--json", "start"]);
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let child = cmd.spawn().unwrap();
+    let mut child = cmd.spawn().unwrap();
     let pid = child.id();
-    for _ in 0..200 {
-        if mock.request_count() == 1 {
-            break;
+    // SIGINT once the first delta is on stdout, so part of the answer was shown.
+    let stdout = child.stdout.take().unwrap();
+    let (shown_tx, shown_rx) = tokio::sync::oneshot::channel();
+    let drain = tokio::task::spawn_blocking(move || {
+        let mut shown = Some(shown_tx);
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            if line.contains("output_delta") {
+                if let Some(tx) = shown.take() {
+                    let _ = tx.send(());
+                }
+            }
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    });
+    ends("the first delta on stdout", shown_rx).await.unwrap();
     assert!(
         Command::new("kill")
             .args(["-INT", &pid.to_string()])
@@ -190,6 +198,7 @@ async fn sigint_interrupts_the_turn_exits_130_and_keeps_the_session() {
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();
+    drain.await.unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
     assert!(mock.wait_for_disconnect(Duration::from_secs(2)).await);
 

@@ -129,8 +129,6 @@ async fn prompt_tool_pane_esc_interrupt_quit_and_resume_in_a_pty() {
     let latency = shown.saturating_duration_since(pressed);
     let to_idle = idle.saturating_duration_since(pressed);
     println!("Esc → \"interrupted\" visible: {latency:?}; → status idle: {to_idle:?}");
-    assert!(latency < Duration::from_secs(1), "{latency:?}");
-    assert!(to_idle < Duration::from_secs(1), "{to_idle:?}");
     assert!(
         mock.wait_for_disconnect(WAIT).await,
         "the hanging HTTP stream was dropped"

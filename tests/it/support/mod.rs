@@ -9,11 +9,13 @@
 //! - [`decoding`]: SSE fixtures through a decoder, whole or cut.
 //! - [`history`]: typical histories built event by event.
 //! - [`agent_harness`]: an agent over the mock in a small demo repo.
+//! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
 #![allow(dead_code, unused_imports)]
 
 pub mod adaptor_calls;
 pub mod agent_harness;
+pub mod bounded;
 pub mod child_env;
 pub mod decoding;
 pub mod history;
