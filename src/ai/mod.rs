@@ -9,7 +9,7 @@
 //!   request builder (history → wire JSON) and a [`WireDecoder`] (bytes →
 //!   events); [`gemini`] (Google's native API) and [`responses`] (the
 //!   OpenAI Responses API) follow the same layout.
-//! - [`sse`]: Server-Sent Events framing shared by both decoders.
+//! - [`sse`]: Server-Sent Events framing shared by every decoder.
 //! - `history`: the event log as a provider-neutral conversation. Events
 //!   are taken in log order; thought/output/tool_calls of one step form one
 //!   assistant message; its tool results follow in call order (matched by

@@ -11,7 +11,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
 /// Name of the field every tool schema gains: the model's reason for a call.
-pub(crate) const INTENT_FIELD: &str = "_intent";
+pub(crate) use crate::protocol::INTENT_FIELD;
 
 /// Description of `_intent` shown to the model.
 pub(crate) const INTENT_DESCRIPTION: &str =
