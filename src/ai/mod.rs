@@ -38,6 +38,7 @@ pub mod gemini;
 mod history;
 mod http;
 pub mod openai;
+mod probe;
 mod replay;
 pub mod responses;
 pub mod retry;
@@ -54,6 +55,7 @@ pub use history::{
 };
 pub use http::HttpOptions;
 pub use openai::OpenAiAdaptor;
+pub use probe::{PROBE_TIMEOUT, probe_ollama};
 pub use responses::ResponsesAdaptor;
 pub use retry::{RetryPolicy, sleep_or_cancel};
 
