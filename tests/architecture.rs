@@ -10,7 +10,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("ai", &["protocol"]),
     ("tool", &["protocol"]),
-    ("context", &["protocol", "ai"]),
+    // `tool` here means `tool::fs` only (checked below): AGENTS.md and
+    // skills are read through the confined-open API.
+    ("context", &["protocol", "ai", "tool"]),
     ("session", &["protocol"]),
     ("config", &["protocol"]),
     ("agent", &["protocol", "ai", "tool", "context", "session"]),
@@ -81,6 +83,57 @@ fn modules_use_only_the_layers_below_them() {
                 if used != *module && !allowed.contains(&used.as_str()) {
                     violations.push(format!("{path}: {module} uses crate::{used}"));
                 }
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn context_uses_only_the_confined_open_api_of_tool() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root.join("context"), &mut files);
+    let mut violations = Vec::new();
+    for (path, text) in &files {
+        for used in names_after(text, "crate::tool::") {
+            if used != "fs" {
+                violations.push(format!("{path}: context uses crate::tool::{used}"));
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn no_file_access_bypasses_the_confined_open_api_in_tools() {
+    // Every tool opens files through `tool::fs`; path-based std and tokio
+    // file access is only allowed inside that module itself.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tool");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let mut violations = Vec::new();
+    for (path, text) in &files {
+        if path.contains("/tool/fs/") {
+            continue;
+        }
+        for banned in [
+            "fs::read",
+            "fs::metadata",
+            "fs::symlink_metadata",
+            "File::open",
+            "File::create",
+            "OpenOptions",
+            "read_dir",
+            "tokio::fs",
+            "WalkBuilder",
+            "canonicalize",
+        ] {
+            if text
+                .lines()
+                .any(|l| !l.trim_start().starts_with("//") && l.contains(banned))
+            {
+                violations.push(format!("{path}: uses {banned}"));
             }
         }
     }
