@@ -21,6 +21,8 @@ mod config_probe;
 mod config_resolve;
 mod examples;
 mod exec_cli;
+mod fs_hostile_project;
+mod fs_swap_races;
 mod readme;
 mod session_log;
 mod session_manager;
