@@ -1,8 +1,10 @@
-//! Streams recorded from the real Gemini and Responses APIs by other
-//! projects (`tests/fixtures/recorded/`, provenance in its README), replayed
-//! through the decoders whole and split at every byte.
+//! Streams recorded from the real APIs by other projects, for all four wire
+//! formats (`tests/fixtures/recorded/`, provenance in its README), replayed
+//! through the decoders whole and at split points.
 
+use light_agent::ai::anthropic::AnthropicDecoder;
 use light_agent::ai::gemini::{CallIds, GeminiDecoder};
+use light_agent::ai::openai::OpenAiDecoder;
 use light_agent::ai::responses::ResponsesDecoder;
 use light_agent::ai::{AiErrorKind, WireDecoder};
 use light_agent::protocol::{AgentEvent, ToolCall, Usage};
@@ -15,12 +17,17 @@ use crate::support;
 
 #[derive(Debug, Clone, Copy)]
 enum Wire {
+    OpenAi,
+    Anthropic,
     Gemini,
     Responses,
 }
 
 /// Every recorded stream and the decoder it is replayed through.
-const RECORDED: [(Wire, &str); 13] = [
+const RECORDED: [(Wire, &str); 16] = [
+    (Wire::OpenAi, "openai_gpt_4o_mini_tool_call.sse"),
+    (Wire::OpenAi, "openai_gpt_4o_mini_text.sse"),
+    (Wire::Anthropic, "anthropic_claude_sonnet_4_thinking.sse"),
     (Wire::Gemini, "gemini_2_0_flash_text_shrinking_usage.sse"),
     (Wire::Gemini, "gemini_2_5_pro_thoughts.sse"),
     (Wire::Gemini, "gemini_3_pro_call_with_signature.sse"),
@@ -38,6 +45,8 @@ const RECORDED: [(Wire, &str); 13] = [
 
 fn decode_cut(wire: Wire, bytes: &[u8], cuts: &[usize]) -> Decoded {
     match wire {
+        Wire::OpenAi => support::decoding::decode_cut(&mut OpenAiDecoder::new(), bytes, cuts),
+        Wire::Anthropic => support::decoding::decode_cut(&mut AnthropicDecoder::new(), bytes, cuts),
         Wire::Gemini => support::decoding::decode_cut(
             &mut GeminiDecoder::new(CallIds::with_token("t")),
             bytes,
@@ -107,6 +116,52 @@ fn deltas_of_every_recording_add_up_to_its_full_events() {
             );
         }
     }
+}
+
+// ---- OpenAI Chat Completions and Anthropic ----
+
+#[test]
+fn openai_call_and_the_usage_chunk_after_the_finish() {
+    let (events, totals) = decode(Wire::OpenAi, "openai_gpt_4o_mini_tool_call.sse");
+    assert_eq!(
+        finals(&events),
+        vec![call(
+            "call_ZR5UUuTt3pf61kjwAJIYdVMj",
+            "get_capital",
+            json!({"country": "UK"})
+        )]
+    );
+    // Usage comes on its own chunk (`choices: []`) after finish_reason.
+    let totals = totals.unwrap();
+    assert_eq!(totals.usage, usage(53, 15, 68, Some(0)));
+    assert_eq!(totals.model.as_deref(), Some("gpt-4o-mini-2024-07-18"));
+    let (events, totals) = decode(Wire::OpenAi, "openai_gpt_4o_mini_text.sse");
+    assert_eq!(
+        finals(&events),
+        vec![output("The capital of the UK is London.")]
+    );
+    assert_eq!(totals.unwrap().usage, usage(78, 9, 87, Some(0)));
+}
+
+#[test]
+fn anthropic_thinking_then_text_with_cumulative_usage() {
+    let (events, totals) = decode(Wire::Anthropic, "anthropic_claude_sonnet_4_thinking.sse");
+    assert_eq!(finals(&events).len(), 2);
+    let thought = full_text(&events, true);
+    let answer = full_text(&events, false);
+    assert!(
+        thought.starts_with("This is a straightforward question about pedestrian safety."),
+        "{thought}"
+    );
+    assert_eq!(thought.chars().count(), 202);
+    assert!(
+        answer.starts_with("Here are the basic steps for safely crossing the street:"),
+        "{answer}"
+    );
+    assert_eq!(answer.chars().count(), 1021);
+    let totals = totals.unwrap();
+    assert_eq!(totals.usage, usage(43, 282, 325, Some(0)));
+    assert_eq!(totals.model.as_deref(), Some("claude-sonnet-4-20250514"));
 }
 
 // ---- Gemini ----
