@@ -20,8 +20,10 @@
 //!   previous turn was cut short; other stops and traces are not sent.
 //! - `client`: what each adaptor holds to reach its model (HTTP client,
 //!   key header, model name, timeouts) and its keyed, logged POST.
-//! - `http`: the shared client, [`HttpOptions`] timeouts, and status →
-//!   [`AiError`] classification. `stream`: the cancellable, idle-timed
+//! - `http`: the shared client, [`HttpOptions`] timeouts and transport
+//!   failures; `classify`: the one classification of what a provider
+//!   reports (HTTP status or in-stream error event) into a final or
+//!   retryable [`AiError`]. `stream`: the cancellable, idle-timed
 //!   driver of one streamed call.
 //! - `replay`: provider blobs (Gemini thought signatures, Responses
 //!   reasoning items) kept in memory by tool-call id, because the event
@@ -31,6 +33,7 @@
 
 pub mod anthropic;
 mod assemble;
+mod classify;
 mod client;
 mod decode;
 mod error;

@@ -46,7 +46,7 @@ pub use error::ConfigError;
 pub use logging::{LogGuard, init_logging};
 pub use models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window};
 pub use paths::Paths;
-pub use providers::{ProviderKind, ProviderProfile};
+pub use providers::{BUILTIN_PROFILES, BuiltinProfile, ProviderKind, ProviderProfile};
 pub use resolve::{BASE_URL_ENV, LOG_ENV, MODEL_ENV, PROVIDER_ENV, resolve};
 pub use secret::Secret;
 pub use settings::{Env, Flags, Resolution, Settings, TuiSettings};
