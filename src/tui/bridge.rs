@@ -170,6 +170,16 @@ impl Default for TuiOptions {
     }
 }
 
+/// How the UI ended normally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TuiExit {
+    /// The user quit, or the runtime closed its channel.
+    Quit,
+    /// This signal (SIGTERM 15, SIGHUP 1) ended it; the process should exit
+    /// with 128 + the number.
+    Signal(i32),
+}
+
 /// Why the UI stopped abnormally.
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
