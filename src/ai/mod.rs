@@ -33,6 +33,7 @@ pub mod anthropic;
 mod assemble;
 mod client;
 mod decode;
+mod endpoint;
 mod error;
 pub mod gemini;
 mod history;

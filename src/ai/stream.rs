@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::decode::WireDecoder;
 use super::http::{classify_status, idle_timeout_error, parse_retry_after, transport_error};
 use super::{AiError, EventStream};
-use crate::protocol::{AgentEvent, Meta, now_millis};
+use crate::protocol::{AgentEvent, Meta, Secret, now_millis};
 
 /// Largest error body read to explain a failed status.
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -26,7 +26,7 @@ pub(crate) struct CallSpec {
     /// The fully built request.
     pub(crate) request: reqwest::RequestBuilder,
     /// Key to scrub from error messages.
-    pub(crate) api_key: Option<String>,
+    pub(crate) api_key: Option<Secret>,
     /// Configured model name, used in the trace when the provider names none.
     pub(crate) model: String,
     /// Longest silence while waiting for headers or body bytes.
@@ -47,7 +47,7 @@ struct Driver<D> {
     /// The error that ends the stream once `pending` is delivered.
     error: Option<AiError>,
     cancel: CancellationToken,
-    api_key: Option<String>,
+    api_key: Option<Secret>,
     model: String,
     idle: Duration,
     started_at: u64,
@@ -127,7 +127,7 @@ impl<D: WireDecoder> Driver<D> {
                 status.as_u16(),
                 retry_after,
                 &body,
-                self.api_key.as_deref(),
+                self.api_key.as_ref().map(Secret::expose),
             ));
         }
         self.phase = Phase::Body(response.bytes_stream().boxed());

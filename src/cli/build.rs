@@ -32,7 +32,7 @@ pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
         connect_timeout: settings.connect_timeout,
         idle_timeout: settings.idle_timeout,
     };
-    let key = settings.api_key.as_ref().map(|k| k.expose().to_string());
+    let key = settings.api_key.clone();
     let base = settings.provider.base_url.clone();
     let model = settings.model.clone();
     let adaptor: Arc<dyn Adaptor> = match settings.provider.kind {
