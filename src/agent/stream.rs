@@ -114,8 +114,9 @@ impl Worker {
         }
         events.extend(attempt.finals);
         let mut calls = Vec::new();
-        for event in events {
-            if let AgentEvent::ToolCalls { calls: these, .. } = &event {
+        for mut event in events {
+            if let AgentEvent::ToolCalls { calls: these, .. } = &mut event {
+                self.make_call_ids_unique(these, meta).await;
                 calls.extend(these.iter().cloned());
             }
             if let Err(message) = self.commit(event).await {
