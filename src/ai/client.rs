@@ -11,9 +11,10 @@ use reqwest::RequestBuilder;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::connection::Clients;
 use super::decode::WireDecoder;
 use super::endpoint::Endpoint;
-use super::http::{HttpOptions, build_client, log_request};
+use super::http::{HttpOptions, log_request};
 use super::stream::{CallSpec, drive};
 use super::text::post_json;
 use super::{AiError, EventStream};
@@ -32,7 +33,7 @@ pub(crate) enum KeyHeader {
 /// key nor the base URL's credentials.
 #[derive(Debug, Clone)]
 pub(crate) struct ModelClient {
-    http_client: reqwest::Client,
+    clients: Clients,
     api_key: Option<Secret>,
     key_header: KeyHeader,
     /// Scrubs the key and `base_url`'s credentials from every error
@@ -56,7 +57,7 @@ impl ModelClient {
     ) -> Result<Self, AiError> {
         let api_key = api_key.filter(|k| !k.expose().is_empty());
         Ok(Self {
-            http_client: build_client(&http)?,
+            clients: Clients::new(&http)?,
             redactor: Redactor::new(api_key.as_ref(), &[base_url]),
             api_key,
             key_header,
@@ -75,7 +76,7 @@ impl ModelClient {
     pub(crate) fn post(&self, url: &Endpoint, body: &Value) -> RequestBuilder {
         let url = url.as_str();
         log_request(&self.redactor.redact(&redact_url(url)), body);
-        let request = self.http_client.post(url).json(body);
+        let request = self.clients.pooled.post(url).json(body);
         match (&self.api_key, self.key_header) {
             (None, _) => request,
             (Some(key), KeyHeader::Bearer) => request.bearer_auth(key.expose()),
@@ -103,6 +104,7 @@ impl ModelClient {
     ) -> EventStream {
         let spec = CallSpec {
             request,
+            clients: self.clients.clone(),
             api_key: self.api_key.clone(),
             model: self.model.clone(),
             idle: self.http.idle_timeout,
@@ -122,10 +124,16 @@ impl ModelClient {
         let api_key = self.api_key.clone();
         let idle = self.http.idle_timeout;
         let redactor = self.redactor.clone();
+        let clients = self.clients.clone();
         async move {
-            post_json(request, api_key.as_ref().map(Secret::expose), idle)
-                .await
-                .map_err(|e| redact_error(&redactor, e))
+            post_json(
+                &clients,
+                request,
+                api_key.as_ref().map(Secret::expose),
+                idle,
+            )
+            .await
+            .map_err(|e| redact_error(&redactor, e))
         }
         .boxed()
     }

@@ -89,30 +89,54 @@ async fn print_until_stop(
     loop {
         tokio::select! {
             event = events.recv() => {
-                let Some(mut event) = event else { break };
-                loop {
-                    let stop = matches!(event, AgentEvent::AgentStop { .. });
-                    match format {
-                        Format::Json => print_json(&mut stdout, &event)?,
-                        Format::Text => print_text(&mut stdout, &event)?,
-                    }
-                    if stop {
-                        return stdout.flush();
-                    }
-                    match events.try_recv() {
-                        Ok(next) => event = next,
-                        Err(_) => break,
-                    }
+                let Some(event) = event else { break };
+                if print_queued(&mut stdout, Some(event), events, format)? {
+                    return Ok(());
                 }
-                stdout.flush()?;
             }
             notice = notices.recv(), if notices_open => match notice {
-                Some(notice) => print_notice(&notice),
+                Some(notice) => {
+                    // Events the agent sent before this notice come first.
+                    if print_queued(&mut stdout, None, events, format)? {
+                        return Ok(());
+                    }
+                    if notice == Notice::PartialDropped && format == Format::Text {
+                        // The dropped part stays on its own line.
+                        stdout.text("\n")?;
+                        stdout.flush()?;
+                    }
+                    print_notice(&notice);
+                }
                 None => notices_open = false,
             },
         }
     }
     stdout.flush()
+}
+
+/// Prints `first` and every event already queued, then flushes; true once
+/// the turn's `agent_stop` was printed.
+fn print_queued(
+    stdout: &mut SafeWriter<impl Write>,
+    first: Option<AgentEvent>,
+    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
+    format: Format,
+) -> Result<bool, OutputError> {
+    let mut next = first.or_else(|| events.try_recv().ok());
+    while let Some(event) = next {
+        let stop = matches!(event, AgentEvent::AgentStop { .. });
+        match format {
+            Format::Json => print_json(stdout, &event)?,
+            Format::Text => print_text(stdout, &event)?,
+        }
+        if stop {
+            stdout.flush()?;
+            return Ok(true);
+        }
+        next = events.try_recv().ok();
+    }
+    stdout.flush()?;
+    Ok(false)
 }
 
 fn print_notice(notice: &Notice) {
@@ -125,6 +149,9 @@ fn print_notice(notice: &Notice) {
             "retrying ({attempt}) in {:.1}s: {message}",
             delay.as_secs_f64()
         )),
+        Notice::PartialDropped => output::eprintln(
+            "(the answer was cut off; what was printed of it is dropped and the model is asked again)",
+        ),
         Notice::Warning(text) => output::eprintln(&format!("warning: {text}")),
     }
 }

@@ -188,6 +188,7 @@ impl RuntimeBridge {
                 }
                 Some(notice) = recv(&mut self.notices) => match notice {
                     Notice::Retrying { attempt, delay, message } => self.send(UiInput::Retrying { attempt, delay, message }),
+                    Notice::PartialDropped => self.send(UiInput::PartialDropped),
                     Notice::Warning(text) => self.notice(NoticeLevel::Warn, text),
                 },
             }

@@ -68,6 +68,9 @@ pub enum UiInput {
         /// Why the call failed.
         message: String,
     },
+    /// The stream broke after part of the answer was shown: the live part
+    /// of this step's answer and thought is dropped (a retry follows).
+    PartialDropped,
     /// A line for the user: errors, "compacted", command output.
     Notice {
         /// How it is shown.
