@@ -26,19 +26,25 @@ impl Default for HttpOptions {
     }
 }
 
-/// Builds the client every adaptor uses; fails only if the TLS backend
-/// cannot initialise.
-pub(crate) fn build_client(options: &HttpOptions) -> Result<reqwest::Client, AiError> {
-    reqwest::Client::builder()
-        .connect_timeout(options.connect_timeout)
-        .build()
-        .map_err(|e| {
-            AiError::new(
-                AiErrorKind::Transport,
-                format!("cannot build HTTP client: {e}"),
-            )
-            .with_retryable(false)
-        })
+/// Builds the client every adaptor uses (`pooled`: idle connections are kept
+/// for reuse); fails only if the TLS backend cannot initialise.
+pub(crate) fn build_client(
+    options: &HttpOptions,
+    pooled: bool,
+) -> Result<reqwest::Client, AiError> {
+    let builder = reqwest::Client::builder().connect_timeout(options.connect_timeout);
+    let builder = if pooled {
+        builder
+    } else {
+        builder.pool_max_idle_per_host(0)
+    };
+    builder.build().map_err(|e| {
+        AiError::new(
+            AiErrorKind::Transport,
+            format!("cannot build HTTP client: {e}"),
+        )
+        .with_retryable(false)
+    })
 }
 
 /// A connection, send or read failure: always retryable.

@@ -14,12 +14,12 @@ use light_agent::config::{Paths, Settings};
 use light_agent::protocol::AgentEvent;
 use light_agent::session::{AgentSession, SessionManager, SessionStatus};
 use light_agent::tui::{
-    self, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiOptions, UiInput,
+    self, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiExit, TuiOptions, UiInput,
 };
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::Exit;
-use super::build::{self, SessionChoice};
+use super::build::{self, FreshHint, SessionChoice};
 
 /// Events of the latest session printed into scrollback at start.
 const RECENT_EVENTS: usize = 400;
@@ -84,8 +84,10 @@ pub async fn run(launch: Launch) -> Result<Exit> {
     // The op channel is closed now; the bridge interrupts, flushes and marks
     // the session idle before we report back.
     let _ = runtime.await;
-    ui?;
-    Ok(Exit::Success)
+    Ok(match ui? {
+        TuiExit::Quit => Exit::Success,
+        TuiExit::Signal(number) => Exit::Signal(number),
+    })
 }
 
 struct RuntimeBridge {
@@ -178,6 +180,7 @@ impl RuntimeBridge {
                 }
                 Some(notice) = recv(&mut self.notices) => match notice {
                     Notice::Retrying { attempt, delay, message } => self.send(UiInput::Retrying { attempt, delay, message }),
+                    Notice::PartialDropped => self.send(UiInput::PartialDropped),
                     Notice::Warning(text) => self.notice(NoticeLevel::Warn, text),
                 },
             }
@@ -244,7 +247,7 @@ impl RuntimeBridge {
                     return Ok(());
                 }
                 if id != self.session.id() {
-                    build::ensure_not_busy(&self.manager, &id).await?;
+                    build::ensure_not_busy(&self.manager, &id, FreshHint::Tui).await?;
                 }
                 self.switch_to(session).await?;
             }
@@ -425,6 +428,7 @@ async fn open_start_session(
             }
         }
     }
-    let (session, _) = build::open_session(manager, cwd, choice, None).await?;
+    let (session, _) =
+        build::open_session(manager, cwd, choice, None, FreshHint::Interactive).await?;
     Ok((session, None))
 }

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::providers::BUILTIN_PROFILES;
-use super::secret::REDACTED;
 use super::{ProviderProfile, Settings};
+use crate::protocol::{REDACTED, redact_url};
 
 /// Renders `settings` as TOML-like text for `light-agent config show`.
 ///
@@ -18,7 +18,11 @@ pub fn show(settings: &Settings) -> String {
     line(&mut out, "provider", &quote(&s.provider.name));
     line(&mut out, "model", &quote(&s.model));
     line(&mut out, "kind", &quote(s.provider.kind.as_str()));
-    line(&mut out, "base_url", &quote(&s.provider.base_url));
+    line(
+        &mut out,
+        "base_url",
+        &quote(&redact_url(&s.provider.base_url)),
+    );
     key_line(&mut out, s.api_key.is_some());
     line(&mut out, "log_level", &quote(&s.log_level));
 
@@ -67,7 +71,7 @@ pub fn show(settings: &Settings) -> String {
 fn provider_section(out: &mut String, profile: &ProviderProfile) {
     let _ = writeln!(out, "\n[providers.{}]", bare_or_quoted(&profile.name));
     line(out, "kind", &quote(profile.kind.as_str()));
-    line(out, "base_url", &quote(&profile.base_url));
+    line(out, "base_url", &quote(&redact_url(&profile.base_url)));
     if let Some(var) = &profile.api_key_env {
         line(out, "api_key_env", &quote(var));
     }

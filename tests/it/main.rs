@@ -4,6 +4,8 @@
 mod support;
 mod tui_support;
 
+mod agent_call_ids;
+mod agent_connections;
 mod agent_context;
 mod agent_loop;
 mod agent_vendors;
@@ -22,10 +24,12 @@ mod config_probe;
 mod config_resolve;
 mod examples;
 mod exec_cli;
+mod exec_providers;
 mod fs_hostile_project;
 mod fs_swap_races;
-mod exec_providers;
+mod hostile_output;
 mod readme;
+mod secret_redaction;
 mod session_log;
 mod session_manager;
 mod tool_cancel;

@@ -26,25 +26,28 @@ pub use request::{
 pub use schema::to_gemini_schema;
 
 use super::client::{KeyHeader, ModelClient};
+use super::endpoint::BaseUrl;
 use super::http::HttpOptions;
 use super::replay::ReplayMemo;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
+use crate::protocol::Secret;
 use crate::protocol::Usage;
 
 /// A client for one Gemini model.
 #[derive(Debug, Clone)]
 pub struct GeminiAdaptor {
     client: ModelClient,
-    /// `{base}/{version}/models/{model}`, to which `:method` is appended.
-    model_url: String,
+    /// `{base}/{version}/models/{model}`, to which `:method` is joined.
+    model_url: BaseUrl,
     call_ids: CallIds,
     signatures: ReplayMemo<String>,
 }
 
 /// `{base}/v1beta` unless `base` already names an API version.
 fn versioned_root(base: &str) -> String {
-    let base = base.trim_end_matches('/');
+    let base = BaseUrl::parse(base);
+    let base = base.root();
     let has_version = base
         .rsplit('/')
         .next()
@@ -65,18 +68,21 @@ impl GeminiAdaptor {
     /// Fails only if the HTTP client cannot be built.
     pub fn new(
         base_url: impl Into<String>,
-        api_key: Option<String>,
+        api_key: Option<Secret>,
         model: impl Into<String>,
         http: HttpOptions,
     ) -> Result<Self, AiError> {
+        let base = base_url.into();
         let model = model.into();
-        let model_url = format!(
+        let root = format!(
             "{}/models/{}",
-            versioned_root(&base_url.into()),
+            versioned_root(&base),
             request::bare_model(&model)
         );
+        let model_url = BaseUrl::parse(&base).with_root(root);
+        let key_header = KeyHeader::Named("x-goog-api-key");
         Ok(Self {
-            client: ModelClient::new(api_key, KeyHeader::Named("x-goog-api-key"), model, http)?,
+            client: ModelClient::new(&base, api_key, key_header, model, http)?,
             model_url,
             call_ids: CallIds::new(),
             signatures: ReplayMemo::default(),
@@ -92,7 +98,7 @@ impl GeminiAdaptor {
 
     fn post(&self, method: &str, body: &Value) -> reqwest::RequestBuilder {
         self.client
-            .post(&format!("{}:{method}", self.model_url), body)
+            .post(&self.model_url.join(&format!(":{method}")), body)
     }
 }
 
