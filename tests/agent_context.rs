@@ -234,7 +234,10 @@ async fn crossing_compact_at_summarises_and_folded_results_stay_recallable() {
     let stored = session.load_all().await.unwrap();
     let recalled = tool_content(&requests[7].body, "c_recall");
     let (header, body) = recalled.split_once('\n').unwrap();
-    assert!(header.starts_with("[recall page: characters 0–"), "{header}");
+    assert!(
+        header.starts_with("[recall page: characters 0–"),
+        "{header}"
+    );
     assert!(header.contains("offset: "), "{header}");
     let original = stored_result(&stored, "c1");
     assert!(body.len() > 1_000 && original.starts_with(body));
