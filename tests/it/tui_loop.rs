@@ -15,7 +15,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use futures::Stream;
 use futures::channel::mpsc as fmpsc;
 use light_agent::protocol::{AgentEvent, StopCause};
-use light_agent::tui::runner::{LoopConfig, Screen, run_loop};
+use light_agent::tui::runner::{RunOptions, Screen, run_loop};
 use light_agent::tui::{App, Op, TuiOptions, UiInput};
 use ratatui::backend::TestBackend;
 use tokio::sync::mpsc;
@@ -68,7 +68,7 @@ async fn keys_become_ops_inputs_are_drawn_and_ctrl_d_quits() {
         &op_tx,
         &mut in_rx,
         std::future::pending(),
-        LoopConfig::default(),
+        RunOptions::default(),
     );
     let (result, ()) =
         tokio::time::timeout(Duration::from_secs(10), async { tokio::join!(ui, driver) })
@@ -97,7 +97,7 @@ async fn the_loop_ends_on_shutdown_and_when_the_runtime_goes_away() {
         &op_tx,
         &mut in_rx,
         async {},
-        LoopConfig::default(),
+        RunOptions::default(),
     );
     tokio::time::timeout(Duration::from_secs(5), done)
         .await
@@ -113,7 +113,7 @@ async fn the_loop_ends_on_shutdown_and_when_the_runtime_goes_away() {
         &op_tx,
         &mut in_rx,
         std::future::pending(),
-        LoopConfig::default(),
+        RunOptions::default(),
     );
     tokio::time::timeout(Duration::from_secs(5), done)
         .await
@@ -171,7 +171,7 @@ async fn keys_after_a_drained_batch_still_wake_the_loop_regression_noop_waker() 
             &op_tx,
             &mut in_rx,
             std::future::pending(),
-            LoopConfig::default(),
+            RunOptions::default(),
         )
         .await
     });
@@ -236,7 +236,7 @@ async fn the_first_frame_shows_what_the_runtime_said_before_it_regression_no_mod
         &op_tx,
         &mut in_rx,
         async {},
-        LoopConfig::default(),
+        RunOptions::default(),
     )
     .await
     .unwrap();

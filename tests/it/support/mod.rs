@@ -1,7 +1,7 @@
-//! Test support shared by integration tests (`mod support;`).
+//! Test support shared by the integration tests (`crate::support`).
 //!
-//! - [`mock_model`]: a scripted model provider on 127.0.0.1 for both wire
-//!   formats, recording every request.
+//! - [`mock_model`]: a scripted model provider on 127.0.0.1 for every wire
+//!   format, recording every request.
 //! - [`streams`]: builders for its OpenAI and Anthropic SSE replies.
 //! - [`vendor_streams`]: builders for its Gemini and OpenAI Responses SSE replies.
 //! - [`adaptor_calls`]: one call through an adaptor, collected, and the
