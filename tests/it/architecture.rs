@@ -17,7 +17,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("ai", &["protocol"]),
     ("tool", &["protocol"]),
-    ("context", &["protocol", "ai"]),
+    // `tool` here means `tool::fs` only (checked below): AGENTS.md and
+    // skills are read through the confined-open API.
+    ("context", &["protocol", "ai", "tool"]),
     ("session", &["protocol"]),
     ("config", &["protocol"]),
     ("agent", &["protocol", "ai", "tool", "context", "session"]),
@@ -65,6 +67,8 @@ fn sources(src: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<String>)>) {
 struct Names {
     /// Top-level modules of this crate (`crate::x`, `super::…::x` resolved).
     modules: BTreeSet<String>,
+    /// The same paths in full (`["tool", "fs", "Root"]`).
+    paths: BTreeSet<Vec<String>>,
     /// First segments of other paths: external crates (and local names).
     roots: BTreeSet<String>,
 }
@@ -96,6 +100,7 @@ impl Collector {
             "crate" => {
                 if let Some(top) = segments.get(1) {
                     self.names.modules.insert(top.clone());
+                    self.names.paths.insert(segments[1..].to_vec());
                 }
             }
             "super" => {
@@ -105,6 +110,7 @@ impl Collector {
                 resolved.extend(segments[ups..].iter().cloned());
                 if let Some(top) = resolved.first() {
                     self.names.modules.insert(top.clone());
+                    self.names.paths.insert(resolved.clone());
                 }
             }
             "self" => {}
@@ -245,6 +251,58 @@ fn modules_use_only_the_layers_below_them_and_crates_stay_in_their_layer() {
     for (path, module, names) in layer_files() {
         for v in layer_violations(module, &names) {
             violations.push(format!("{path}: {v}"));
+        }
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn context_uses_only_the_confined_open_api_of_tool() {
+    let mut violations = Vec::new();
+    for (path, module, names) in layer_files() {
+        if module != "context" {
+            continue;
+        }
+        for used in &names.paths {
+            if used.first().is_some_and(|m| m == "tool") && used.get(1).is_none_or(|m| m != "fs") {
+                violations.push(format!("{path}: context uses crate::{}", used.join("::")));
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn no_file_access_bypasses_the_confined_open_api_in_tools() {
+    // Every tool opens files through `tool::fs`; path-based std and tokio
+    // file access is only allowed inside that module itself.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &src.join("tool"), &mut files);
+    let mut violations = Vec::new();
+    for (path, _) in &files {
+        if path.components().any(|c| c.as_os_str() == "fs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        for banned in [
+            "fs::read",
+            "fs::metadata",
+            "fs::symlink_metadata",
+            "File::open",
+            "File::create",
+            "OpenOptions",
+            "read_dir",
+            "tokio::fs",
+            "WalkBuilder",
+            "canonicalize",
+        ] {
+            if text
+                .lines()
+                .any(|l| !l.trim_start().starts_with("//") && l.contains(banned))
+            {
+                violations.push(format!("{}: uses {banned}", path.display()));
+            }
         }
     }
     assert!(violations.is_empty(), "{violations:#?}");

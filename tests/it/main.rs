@@ -22,6 +22,8 @@ mod config_probe;
 mod config_resolve;
 mod examples;
 mod exec_cli;
+mod fs_hostile_project;
+mod fs_swap_races;
 mod exec_providers;
 mod readme;
 mod session_log;

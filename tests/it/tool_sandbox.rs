@@ -1,11 +1,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The path sandbox battery: everything outside the cwd is refused, and
-//! nothing outside is read, through `resolve_in_cwd` and through every tool.
+//! The path battery: everything outside the cwd is refused, and nothing
+//! outside is read, through the confined-open API (`Root`) and through
+//! every tool.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use light_agent::tool::sandbox::{RefusalKind, resolve_in_cwd};
+use light_agent::tool::fs::{FsRefusal, FsRefusalKind as RefusalKind, Root};
 use light_agent::tool::{ToolContext, ToolRegistry, builtin};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -67,6 +68,16 @@ fn battery(outside: &Path) -> Vec<(String, RefusalKind)> {
     ]
 }
 
+/// What opening `input` beneath `cwd` gives: its path as shown, or the refusal.
+fn resolve_in_cwd(cwd: &Path, input: &str) -> Result<String, FsRefusal> {
+    let root = Root::open(cwd).unwrap();
+    let rel = root.relative(input)?;
+    match root.stat(&rel)? {
+        Some(_) => Ok(rel.to_string()),
+        None => Err(root.refusal(RefusalKind::NotFound, input, None)),
+    }
+}
+
 #[test]
 fn every_battery_input_is_refused_with_its_kind_and_a_message_for_the_model() {
     let fx = fixture();
@@ -102,19 +113,17 @@ fn inside_paths_are_accepted_with_a_relative_form() {
         resolve_in_cwd(&fx.cwd, input).unwrap_or_else(|r| panic!("{input:?}: {}", r.message))
     };
 
-    let dot_dot_name = accepted("..foo");
-    assert_eq!(dot_dot_name.relative, "..foo");
-    assert_eq!(dot_dot_name.absolute, fx.cwd.join("..foo"));
-
-    let absolute = accepted(&fx.cwd.join("a/b.txt").display().to_string());
-    assert_eq!(absolute.relative, "a/b.txt");
-
-    assert_eq!(accepted(".").relative, ".");
-    assert_eq!(accepted(&fx.cwd.display().to_string()).relative, ".");
-    assert_eq!(accepted("./a/../file.txt").relative, "file.txt");
-    assert_eq!(accepted("a/").relative, "a");
-    // A symlink that stays inside resolves to its target.
-    assert_eq!(accepted("link_in").relative, "file.txt");
+    assert_eq!(accepted("..foo"), "..foo");
+    assert_eq!(
+        accepted(&fx.cwd.join("a/b.txt").display().to_string()),
+        "a/b.txt"
+    );
+    assert_eq!(accepted("."), ".");
+    assert_eq!(accepted(&fx.cwd.display().to_string()), ".");
+    assert_eq!(accepted("./a/../file.txt"), "file.txt");
+    assert_eq!(accepted("a/"), "a");
+    // A symlink that stays inside is followed; it keeps its own name.
+    assert_eq!(accepted("link_in"), "link_in");
 }
 
 #[test]
