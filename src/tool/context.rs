@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
+use crate::permission::Permits;
+
 /// Where a tool runs and how it learns that it should stop.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -15,10 +17,14 @@ pub struct ToolContext {
     /// Folders outside `cwd` whose files `read_file` may read by absolute
     /// path (the folders of loaded skills). Canonical.
     pub read_roots: Vec<PathBuf>,
+    /// Decides gated calls: a writing tool prepares its change, then asks
+    /// here, and writes only when allowed.
+    pub permits: Permits,
 }
 
 impl ToolContext {
-    /// A context for `cwd`, canonicalised here.
+    /// A context for `cwd`, canonicalised here, with [`Permits::default`]
+    /// (gated calls denied unless a rule allows them).
     ///
     /// Fails when `cwd` does not exist or cannot be resolved.
     pub fn new(cwd: impl AsRef<Path>, cancel: CancellationToken) -> std::io::Result<Self> {
@@ -26,6 +32,7 @@ impl ToolContext {
             cwd: cwd.as_ref().canonicalize()?,
             cancel,
             read_roots: Vec::new(),
+            permits: Permits::default(),
         })
     }
 }
