@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
 use super::fs::Root;
+use super::journal::Journal;
+use super::seen::SeenFiles;
 use crate::permission::Permits;
 
 /// Where a tool runs and how it learns that it should stop.
@@ -26,6 +28,14 @@ pub struct ToolContext {
     /// Decides gated calls: a writing tool prepares its change, then asks
     /// here, and writes only when allowed.
     pub permits: Permits,
+    /// The id of the call being run (approval requests name it); empty
+    /// outside a model's call.
+    pub call_id: String,
+    /// What the agent last saw of each file (the stale guard).
+    pub seen: SeenFiles,
+    /// Where writing tools store prior contents for undo; `None` keeps no
+    /// undo information.
+    pub journal: Option<Journal>,
 }
 
 impl ToolContext {
@@ -45,6 +55,9 @@ impl ToolContext {
             cancel,
             read_roots: Vec::new(),
             permits: Permits::default(),
+            call_id: String::new(),
+            seen: SeenFiles::default(),
+            journal: None,
         }
     }
 }
