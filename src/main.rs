@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use clap::{CommandFactory, Parser};
 use light_agent::config::{self, ConfigError, Env, Flags, Paths, Resolution, Settings};
+use light_agent::permission::Mode;
 use light_agent::session::SessionManager;
 
 use cli::Exit;
@@ -53,13 +54,18 @@ async fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Tool { name, args }) => cli::tool_cmd::run(&name, &args, &cwd)
             .await
             .map_err(|e| UsageError(format!("{e:#}")).into()),
-        Some(Command::Exec(exec)) => run_exec(exec, &cli.model, cli.log_level, &cwd).await,
+        Some(Command::Exec(exec)) => {
+            run_exec(exec, &cli.model, cli.log_level, cli.permissions, &cwd).await
+        }
+        Some(Command::Undo { id }) => cli::undo::run(&open_store()?, &cwd, id.as_deref()).await,
         Some(Command::Sessions { all, json, limit }) => {
             let manager = open_store()?;
             cli::sessions::list(&manager, &cwd, all, json, limit).await
         }
         Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
-        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level),
+        Some(Command::Config { action }) => {
+            run_config(action, &cli.model, cli.log_level, cli.permissions)
+        }
         Some(Command::Completions { shell }) => {
             clap_complete::generate(
                 shell,
@@ -83,7 +89,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 (true, None) => SessionChoice::New,
                 (false, None) => SessionChoice::Latest,
             };
-            let setup = setup(&cli.model, cli.log_level)?;
+            let setup = setup(&cli.model, cli.log_level, cli.permissions)?;
             let (settings, model_missing) = match setup.resolution {
                 Resolution::Ready(settings) => (settings, None),
                 Resolution::NoModel { message, settings } => (settings, Some(message)),
@@ -115,7 +121,12 @@ fn open_store() -> Result<SessionManager> {
         .with_context(|| format!("opening the session database {}", paths.db_file.display()))
 }
 
-fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String>) -> Result<Exit> {
+fn run_config(
+    action: ConfigAction,
+    model: &ModelFlags,
+    log_level: Option<String>,
+    permissions: Option<String>,
+) -> Result<Exit> {
     match action {
         ConfigAction::Init => {
             let paths = paths(&env())?;
@@ -130,7 +141,7 @@ fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String
             println!("skills:   {}", paths.skills_dir.display());
         }
         ConfigAction::Show => {
-            let setup = setup(model, log_level)?;
+            let setup = setup(model, log_level, permissions)?;
             if let Resolution::NoModel { message, .. } = &setup.resolution {
                 println!("# {message}");
             }
@@ -147,7 +158,11 @@ struct Setup {
     _log: Option<config::LogGuard>,
 }
 
-fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
+fn setup(
+    model: &ModelFlags,
+    log_level: Option<String>,
+    permissions: Option<String>,
+) -> Result<Setup> {
     let env = env();
     let paths = paths(&env)?;
     let flags = Flags {
@@ -156,6 +171,7 @@ fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
         base_url: model.base_url.clone(),
         context_window: model.context_window,
         log_level,
+        permissions,
     };
     let resolution = config::load(&paths, &env, &flags)?;
     let settings = resolution.settings();
@@ -175,9 +191,10 @@ async fn run_exec(
     args: ExecArgs,
     model: &ModelFlags,
     log_level: Option<String>,
+    permissions: Option<String>,
     cwd: &Path,
 ) -> Result<Exit> {
-    let setup = setup(model, log_level)?;
+    let setup = setup(model, log_level, permissions)?;
     let settings: &Settings = match &setup.resolution {
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),
@@ -208,8 +225,18 @@ async fn run_exec(
     })?;
     let (session, resumed) =
         build::open_session(&manager, cwd, &choice, Some(build::title_of(&prompt))).await?;
-    let (agent, warnings) =
-        build::agent(cwd, &setup.paths, settings, adaptor, Some(session.clone()))?;
+    let gate = build::Gate {
+        default_mode: Mode::ReadOnly,
+        approver: None,
+    };
+    let (agent, warnings) = build::agent(
+        cwd,
+        &setup.paths,
+        settings,
+        adaptor,
+        Some(session.clone()),
+        &gate,
+    )?;
     for warning in warnings {
         eprintln!("warning: {warning}");
     }

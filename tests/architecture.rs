@@ -13,7 +13,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("tool", &["protocol", "permission"]),
     ("context", &["protocol", "ai"]),
     ("session", &["protocol"]),
-    ("config", &["protocol"]),
+    ("config", &["protocol", "permission"]),
     (
         "agent",
         &["protocol", "ai", "tool", "context", "session", "permission"],

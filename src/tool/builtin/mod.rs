@@ -30,7 +30,7 @@ mod write;
 pub use apply_patch::{ApplyPatchArgs, ApplyPatchTool};
 pub use edit::{EditArgs, EditItem, EditTool};
 pub use grep::{GrepArgs, GrepTool};
-pub use prompts::{TOOL_PROMPTS_NAME, tool_prompts};
+pub use prompts::{TOOL_PROMPTS_NAME, WRITING_PROMPTS_NAME, tool_prompts, writing_prompts};
 pub use read_file::{ReadFileArgs, ReadFileTool};
 pub use tree::{TreeArgs, TreeTool};
 pub use write::{WriteArgs, WriteTool};
@@ -74,6 +74,19 @@ pub enum EditFormat {
     Patch,
     /// `edit` and `write`.
     Replace,
+}
+
+impl std::str::FromStr for EditFormat {
+    type Err = String;
+
+    /// `patch` or `replace`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "patch" => Ok(EditFormat::Patch),
+            "replace" => Ok(EditFormat::Replace),
+            other => Err(format!("edit_format must be patch or replace, not {other}")),
+        }
+    }
 }
 
 impl EditFormat {
