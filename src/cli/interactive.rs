@@ -424,6 +424,11 @@ impl RuntimeBridge {
             queued: state.map(|s| s.queued_prompts).unwrap_or(0),
             session_id: self.session.id().to_string(),
             is_running: state.is_some_and(|s| s.is_running),
+            permission_mode: self
+                .agent
+                .as_ref()
+                .map(|a| a.permits().mode().to_string())
+                .unwrap_or_default(),
         }));
     }
 

@@ -167,6 +167,9 @@ pub struct RuntimeStatus {
     pub session_id: String,
     /// Whether a turn is running.
     pub is_running: bool,
+    /// The permission mode (`read-only`, `ask`, `auto`, `full`); empty when
+    /// unknown.
+    pub permission_mode: String,
 }
 
 /// One row of the resume picker.
