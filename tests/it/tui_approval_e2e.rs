@@ -4,10 +4,8 @@
 //! request carries, `a` stops asking for the tool; `/undo` restores every
 //! byte and the mode, `/diff` shows the session's changes.
 
-#[path = "tui_e2e/pty.rs"]
-#[allow(dead_code)]
-mod pty;
 use crate::support;
+use crate::tui_e2e::pty;
 
 use std::os::unix::fs::PermissionsExt;
 
