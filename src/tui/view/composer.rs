@@ -112,12 +112,9 @@ impl Composer {
             KeyCode::Char('b') if alt => area.move_cursor(CursorMove::WordBack),
             KeyCode::Char('f') if alt => area.move_cursor(CursorMove::WordForward),
             KeyCode::Char('k') if ctrl => drop(area.delete_line_by_end()),
-            KeyCode::Char('u') if ctrl => {
-                // At the line start readline does nothing (no line join).
-                if area.cursor().1 > 0 {
-                    area.delete_line_by_head();
-                }
-            }
+            // At the line start readline does nothing (no line join).
+            KeyCode::Char('u') if ctrl && area.cursor().1 > 0 => drop(area.delete_line_by_head()),
+            KeyCode::Char('u') if ctrl => {}
             KeyCode::Char('w') if ctrl => drop(area.delete_word()),
             KeyCode::Char('d') if alt => drop(area.delete_next_word()),
             KeyCode::Char('y') if ctrl => drop(area.paste()),

@@ -91,6 +91,12 @@ impl ModelPicker {
             return out;
         }
         let first = self.selected.saturating_sub(VISIBLE_ROWS - 1);
+        let model_width = rows
+            .iter()
+            .map(|r| r.model.chars().count())
+            .max()
+            .unwrap_or(0)
+            .min((width as usize / 2).max(8));
         for (i, row) in rows.iter().enumerate().skip(first).take(VISIBLE_ROWS) {
             let style = if i == self.selected {
                 Style::new().add_modifier(Modifier::REVERSED)
@@ -102,14 +108,15 @@ impl ModelPicker {
             } else {
                 ""
             };
-            let meta = format!("  {}{mark}", row.provider);
-            let room = (width as usize)
-                .saturating_sub(meta.chars().count() + 2)
-                .max(8);
+            let model = truncate(&row.model, model_width);
+            let pad = model_width.saturating_sub(model.chars().count());
             out.push(Line::from(vec![
                 Span::styled(if i == self.selected { "› " } else { "  " }, style),
-                Span::styled(truncate(&row.model, room), style),
-                Span::styled(meta, dim),
+                Span::styled(model, style),
+                Span::styled(
+                    format!("{}  {}{mark}", " ".repeat(pad), row.provider),
+                    dim,
+                ),
             ]));
         }
         out
