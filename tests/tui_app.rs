@@ -575,16 +575,10 @@ fn a_long_paste_is_a_chip_and_the_prompt_carries_all_of_it() {
     let pasted: String = (1..=200).map(|i| format!("row {i}\n")).collect();
     type_text(&mut app, "summarise ");
     app.update(AppMsg::Terminal(Event::Paste(pasted.clone())));
-    assert_eq!(
-        app.composer_text(),
-        "summarise [Pasted text #1 +200 lines]"
-    );
+    assert_eq!(app.composer_text(), "summarise [Pasted text #1 +200 lines]");
     assert!(screen(&mut app, 60, 20).contains("[Pasted text #1 +200 lines]"));
     key(&mut app, KeyCode::Enter);
-    assert_eq!(
-        app.take_ops(),
-        [Op::Prompt(format!("summarise {pasted}"))]
-    );
+    assert_eq!(app.take_ops(), [Op::Prompt(format!("summarise {pasted}"))]);
 }
 
 #[test]
@@ -644,7 +638,13 @@ fn traces_add_up_to_the_session_tokens_on_the_status_line() {
         },
         ..Default::default()
     };
-    input(&mut app, UiInput::Session { header, recent: vec![] });
+    input(
+        &mut app,
+        UiInput::Session {
+            header,
+            recent: vec![],
+        },
+    );
     turn_begins(&mut app, 1, "go");
     ev(
         &mut app,
@@ -662,7 +662,10 @@ fn traces_add_up_to_the_session_tokens_on_the_status_line() {
         },
     );
     let tokens = app.tokens();
-    assert_eq!((tokens.input, tokens.output, tokens.cached), (12_345, 1_200, 8_000));
+    assert_eq!(
+        (tokens.input, tokens.output, tokens.cached),
+        (12_345, 1_200, 8_000)
+    );
     let line = light_agent::tui::wrap::plain(&app.status_view().line());
     assert!(line.contains("12.3k in · 1.2k out · 8.0k cached"), "{line}");
 }

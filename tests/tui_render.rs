@@ -453,30 +453,35 @@ fn tokens(input: u64, output: u64, cached: u64) -> TokenTotals {
 
 #[test]
 fn status_report() {
-    snap_sized("status_report", TuiOptions::default(), Some(36), |app, _| {
-        let turns = (1..=12)
-            .map(|turn| TurnTokens {
-                turn,
-                calls: if turn == 12 { 1 } else { 3 },
-                tokens: tokens(4_000 * turn, 300 + turn, 2_000 * turn),
-            })
-            .collect();
-        input(
-            app,
-            UiInput::Report(Report::Status(StatusReport {
-                session_id: "sess_0mh1x2y3znd9uk3qe".into(),
-                title: "Parser work".into(),
-                cwd: "/home/me/repo".into(),
-                model: "claude-sonnet".into(),
-                provider: "anthropic".into(),
-                base_url: "https://api.anthropic.com".into(),
-                context_window: 200_000,
-                window_tokens: 50_000,
-                turns,
-                database: "/home/me/.local/share/light-agent/sessions.sqlite3".into(),
-            })),
-        );
-    });
+    snap_sized(
+        "status_report",
+        TuiOptions::default(),
+        Some(36),
+        |app, _| {
+            let turns = (1..=12)
+                .map(|turn| TurnTokens {
+                    turn,
+                    calls: if turn == 12 { 1 } else { 3 },
+                    tokens: tokens(4_000 * turn, 300 + turn, 2_000 * turn),
+                })
+                .collect();
+            input(
+                app,
+                UiInput::Report(Report::Status(StatusReport {
+                    session_id: "sess_0mh1x2y3znd9uk3qe".into(),
+                    title: "Parser work".into(),
+                    cwd: "/home/me/repo".into(),
+                    model: "claude-sonnet".into(),
+                    provider: "anthropic".into(),
+                    base_url: "https://api.anthropic.com".into(),
+                    context_window: 200_000,
+                    window_tokens: 50_000,
+                    turns,
+                    database: "/home/me/.local/share/light-agent/sessions.sqlite3".into(),
+                })),
+            );
+        },
+    );
 }
 
 #[test]
@@ -489,10 +494,16 @@ fn tools_report() {
         input(
             app,
             UiInput::Report(Report::Tools(vec![
-                tool("tree", "List files under a directory, honouring .gitignore.\nMore."),
+                tool(
+                    "tree",
+                    "List files under a directory, honouring .gitignore.\nMore.",
+                ),
                 tool("grep", "Search files for fixed strings."),
                 tool("read_file", "Read a file or a window of its lines."),
-                tool("recall_indexed", "Return the full result of an earlier tool call."),
+                tool(
+                    "recall_indexed",
+                    "Return the full result of an earlier tool call.",
+                ),
             ])),
         );
     });
@@ -514,7 +525,10 @@ fn skills_report() {
                         description: "Run the benchmarks and update PERFORMANCE.md.".into(),
                     },
                 ],
-                search_dirs: vec![".agents/skills".into(), "/home/me/.config/light-agent/skills".into()],
+                search_dirs: vec![
+                    ".agents/skills".into(),
+                    "/home/me/.config/light-agent/skills".into(),
+                ],
             })),
         );
         input(
@@ -529,27 +543,32 @@ fn skills_report() {
 
 #[test]
 fn sessions_report() {
-    snap_sized("sessions_report", TuiOptions::default(), Some(30), |app, _| {
-        let row = |id: &str, title: &str, cwd: &str, hours: u64| SessionRow {
-            id: id.into(),
-            title: title.into(),
-            cwd: cwd.into(),
-            updated_at: NOW_MS - hours * 3_600_000,
-            turns: hours,
-        };
-        input(
-            app,
-            UiInput::Report(Report::Sessions(SessionsReport {
-                cwd: "/home/me/repo".into(),
-                current_id: "sess_0mh1x2y3znd9uk3qe".into(),
-                rows: vec![
-                    row("sess_0mh1x2y3znd9uk3qe", "Parser work", "/home/me/repo", 1),
-                    row("sess_0mh1x2y3a7b2c4d5e", "", "/home/me/repo", 5),
-                    row("sess_0mh1x2y3kq8zz01xy", "Docs site", "/home/me/site", 30),
-                ],
-            })),
-        );
-    });
+    snap_sized(
+        "sessions_report",
+        TuiOptions::default(),
+        Some(30),
+        |app, _| {
+            let row = |id: &str, title: &str, cwd: &str, hours: u64| SessionRow {
+                id: id.into(),
+                title: title.into(),
+                cwd: cwd.into(),
+                updated_at: NOW_MS - hours * 3_600_000,
+                turns: hours,
+            };
+            input(
+                app,
+                UiInput::Report(Report::Sessions(SessionsReport {
+                    cwd: "/home/me/repo".into(),
+                    current_id: "sess_0mh1x2y3znd9uk3qe".into(),
+                    rows: vec![
+                        row("sess_0mh1x2y3znd9uk3qe", "Parser work", "/home/me/repo", 1),
+                        row("sess_0mh1x2y3a7b2c4d5e", "", "/home/me/repo", 5),
+                        row("sess_0mh1x2y3kq8zz01xy", "Docs site", "/home/me/site", 30),
+                    ],
+                })),
+            );
+        },
+    );
 }
 
 #[test]

@@ -113,10 +113,7 @@ impl ModelPicker {
             out.push(Line::from(vec![
                 Span::styled(if i == self.selected { "› " } else { "  " }, style),
                 Span::styled(model, style),
-                Span::styled(
-                    format!("{}  {}{mark}", " ".repeat(pad), row.provider),
-                    dim,
-                ),
+                Span::styled(format!("{}  {}{mark}", " ".repeat(pad), row.provider), dim),
             ]));
         }
         out
