@@ -669,3 +669,19 @@ fn traces_add_up_to_the_session_tokens_on_the_status_line() {
     let line = light_agent::tui::wrap::plain(&app.status_view().line());
     assert!(line.contains("12.3k in · 1.2k out · 8.0k cached"), "{line}");
 }
+
+#[test]
+fn ctrl_c_clears_a_prompt_that_came_back() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "hello?");
+    key(&mut app, KeyCode::Enter);
+    input(
+        &mut app,
+        UiInput::PromptRejected {
+            text: "hello?".into(),
+            reason: "no model".into(),
+        },
+    );
+    key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(app.composer_text(), "");
+}
