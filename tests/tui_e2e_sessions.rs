@@ -243,6 +243,25 @@ async fn the_short_id_works_with_show_resume_and_exec_resume() {
     let mut pty = Pty::spawn(agent_command(&f, Some(&url), &["--resume", short]));
     pty.wait_for_anywhere("and the second?", WAIT);
     pty.wait_for_text(short, WAIT);
+    // /export without a file writes to the state directory, not the repo.
+    pty.type_text("/export");
+    wait_composer(&pty, "› /export");
+    pty.press(Key::Enter);
+    pty.wait_for_anywhere("exported to", WAIT);
+    let exported = f.home.join("exports").join(format!("{id}.md"));
+    assert!(
+        std::fs::read_to_string(&exported)
+            .unwrap()
+            .contains("remember the parrot")
+    );
+    assert!(
+        !std::fs::read_dir(&f.repo).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".md")),
+        "nothing written into the repository"
+    );
     pty.press(Key::CtrlD);
     assert_eq!(pty.wait_exit(WAIT), 0);
 }
