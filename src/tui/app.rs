@@ -13,7 +13,7 @@ use crossterm::event::Event as TermEvent;
 use ratatui::text::Line;
 
 use super::bridge::{
-    NoticeLevel, Op, Report, RuntimeStatus, SessionHeader, TokenTotals, TuiOptions, UiInput,
+    NoticeLevel, Op, RuntimeStatus, SessionHeader, TokenTotals, TuiOptions, UiInput,
 };
 use super::stream::MarkdownStream;
 use super::transcript::{TranscriptItem, TranscriptView};
@@ -22,12 +22,9 @@ use super::view::model_picker::ModelPicker;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::{Activity, StatusView};
 use super::view::tool_pane::ToolPane;
-use super::view::{
-    notice, output_cell, session_header, sessions_report, skills_report, slash_popup,
-    status_report, thought_cell, tools_report, user_cell,
-};
+use super::view::{notice, output_cell, session_header, slash_popup, thought_cell, user_cell};
 use crate::protocol::{
-    AgentEvent, InputSource, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall, ToolOutcome,
+    AgentEvent, InputSource, JobId, JobKind, Meta, StopCause, ToolCall, ToolOutcome,
 };
 
 /// Time within which a second Ctrl+C quits.
@@ -84,7 +81,7 @@ pub struct App {
     /// Esc in that window still interrupts.
     pub(crate) awaiting: usize,
     /// A summary arrived during the running compaction (reported once).
-    compact_reported: bool,
+    pub(crate) compact_reported: bool,
     pub(crate) activity: Activity,
     pub(crate) turn_started: Option<Instant>,
     pub(crate) thought: Option<LiveThought>,
@@ -286,123 +283,7 @@ impl App {
         }
     }
 
-    fn on_input(&mut self, input: UiInput) {
-        match input {
-            UiInput::Event(event) => self.on_event(event, false),
-            UiInput::Job(update) => self.on_job(update),
-            UiInput::Session { header, recent } => self.on_session(header, recent),
-            UiInput::Status(status) => self.status = status,
-            UiInput::Retrying {
-                attempt,
-                delay,
-                message,
-            } => {
-                self.activity = Activity::Retrying { attempt };
-                let text = format!(
-                    "retrying in {}s (attempt {attempt}): {message}",
-                    delay.as_secs().max(1)
-                );
-                self.notice(NoticeLevel::Warn, &text);
-            }
-            UiInput::Notice { level, text } => self.notice(level, &text),
-            UiInput::PromptRejected { text, reason } => {
-                self.awaiting = self.awaiting.saturating_sub(1);
-                self.notice(NoticeLevel::Error, &reason);
-                self.restore_prompts(vec![text]);
-            }
-            UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
-            UiInput::Models(rows) => {
-                let current = self.status.model.clone();
-                self.popup = Popup::Models(ModelPicker::new(rows, &current));
-            }
-            UiInput::Report(report) => {
-                let lines = match &report {
-                    Report::Status(r) => status_report::lines(r, self.width),
-                    Report::Tools(r) => tools_report::lines(r, self.width),
-                    Report::Skills(r) => skills_report::lines(r, self.width),
-                    Report::Sessions(r) => sessions_report::lines(r, self.now_ms, self.width),
-                };
-                self.commit_cell(lines);
-            }
-        }
-    }
-
-    /// Job updates are the only source of running / idle / queued.
-    fn on_job(&mut self, update: JobUpdate) {
-        match update {
-            JobUpdate::Queued { id, kind, text } => {
-                if kind == JobKind::Prompt {
-                    self.awaiting = self.awaiting.saturating_sub(1);
-                    self.queued.push(text);
-                    self.queued_ids.push(id);
-                }
-            }
-            JobUpdate::Started { id, kind } => {
-                self.unqueue(id);
-                self.job = Some((id, kind));
-                self.compact_reported = false;
-                self.activity = match kind {
-                    JobKind::Prompt => Activity::Thinking,
-                    JobKind::Compact => Activity::Compacting,
-                    JobKind::LoadSession => Activity::Loading,
-                };
-                self.turn_started = Some(self.now);
-            }
-            JobUpdate::Ended {
-                id,
-                kind,
-                cause,
-                message,
-                window_tokens,
-            } => {
-                self.status.window_tokens = window_tokens;
-                if self.job.is_some_and(|(running, _)| running == id) {
-                    self.flush_live(false);
-                    self.job = None;
-                    self.set_idle();
-                }
-                match (kind, cause) {
-                    // A prompt's end was shown with its agent_stop.
-                    (JobKind::Prompt, _) => {}
-                    (JobKind::LoadSession, StopCause::Done) => {}
-                    (JobKind::Compact, StopCause::Done) if self.compact_reported => {}
-                    (_, StopCause::Done) => self.notice(NoticeLevel::Info, &message),
-                    (_, StopCause::User) => self.notice(NoticeLevel::Warn, &message),
-                    (_, StopCause::Llm | StopCause::Runtime) => {
-                        self.notice(NoticeLevel::Error, &message)
-                    }
-                }
-            }
-            JobUpdate::Withdrawn(prompts) => {
-                let mut texts = Vec::with_capacity(prompts.len());
-                for prompt in prompts {
-                    self.unqueue(prompt.id);
-                    texts.push(prompt.text);
-                }
-                self.restore_prompts(texts);
-            }
-        }
-    }
-
-    fn unqueue(&mut self, id: JobId) {
-        if let Some(i) = self.queued_ids.iter().position(|q| *q == id) {
-            self.queued_ids.remove(i);
-            self.queued.remove(i);
-        }
-    }
-
-    /// Puts prompts that did not run back into the composer, ahead of
-    /// whatever is being typed.
-    fn restore_prompts(&mut self, mut parts: Vec<String>) {
-        let draft = self.composer.text();
-        if !draft.trim().is_empty() {
-            parts.push(draft);
-        }
-        self.composer.set_text(&parts.join("\n"));
-        self.slash_open = false;
-    }
-
-    fn on_session(&mut self, header: SessionHeader, recent: Vec<AgentEvent>) {
+    pub(crate) fn on_session(&mut self, header: SessionHeader, recent: Vec<AgentEvent>) {
         self.flush_live(false);
         self.set_idle();
         self.job = None;
@@ -422,7 +303,7 @@ impl App {
 
     /// Handles one agent event; `replay` marks history printed on resume
     /// (no timing, no state change).
-    fn on_event(&mut self, event: AgentEvent, replay: bool) {
+    pub(crate) fn on_event(&mut self, event: AgentEvent, replay: bool) {
         if !event.is_transient() {
             self.transcript.push(TranscriptItem::Event(event.clone()));
         }
@@ -586,7 +467,7 @@ impl App {
         }
     }
 
-    fn set_idle(&mut self) {
+    pub(crate) fn set_idle(&mut self) {
         self.activity = Activity::Idle;
         self.turn_started = None;
     }
@@ -642,7 +523,7 @@ impl App {
 
     /// Commits everything still live; unfinished tool calls are shown as
     /// cancelled.
-    fn flush_live(&mut self, replay: bool) {
+    pub(crate) fn flush_live(&mut self, replay: bool) {
         if let Some(thought) = self.thought.take() {
             let took = (!replay).then(|| self.now.saturating_duration_since(thought.started));
             let lines =
@@ -670,7 +551,7 @@ impl App {
         self.commit_cell(lines);
     }
 
-    fn commit_cell(&mut self, lines: Vec<Line<'static>>) {
+    pub(crate) fn commit_cell(&mut self, lines: Vec<Line<'static>>) {
         if lines.is_empty() {
             return;
         }

@@ -3,7 +3,9 @@
 //! Map of the module:
 //! - [`bridge`]: the contract with the runtime — [`Op`] out, [`UiInput`]
 //!   in, [`TuiOptions`], [`TuiError`].
-//! - [`app`]: the view-model [`App`]; `update(msg)` is its only mutator.
+//! - [`app`]: the view-model [`App`]; `update(msg)` is its only mutator;
+//!   `follow` applies runtime input (job updates drive running / idle /
+//!   queued).
 //! - [`keymap`]: key presses to actions; [`commands`]: the slash commands
 //!   ([`commands::SlashCommand`]); [`reports`]: typed command answers.
 //! - [`stream`], [`markdown`], [`highlight`], [`wrap`]: turning text into
@@ -21,6 +23,7 @@
 pub mod app;
 pub mod bridge;
 pub mod commands;
+mod follow;
 pub mod highlight;
 pub mod keymap;
 pub mod markdown;
