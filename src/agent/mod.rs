@@ -72,9 +72,9 @@ pub struct AgentConfig {
 /// A snapshot of the agent for status displays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AgentState {
-    /// A turn is running.
+    /// A job is running (a turn, a compaction or a session load).
     pub is_running: bool,
-    /// Prompts waiting behind the running turn.
+    /// Prompts waiting behind the running job.
     pub queued_prompts: usize,
     /// Estimated tokens of the next request's context.
     pub current_window_tokens: u64,

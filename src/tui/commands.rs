@@ -190,7 +190,8 @@ pub fn help_text() -> String {
          Esc interrupt / close a popup · Ctrl+C interrupt, clear, quit on a second press · \
          Ctrl+D quit · Ctrl+T transcript\n  \
          editing: Ctrl+A/E line start/end · Ctrl+B/F, Alt+B/F, Ctrl/Alt+Left/Right move · \
-         Ctrl+K/U kill to end/start · Ctrl+W, Alt+Backspace, Alt+D kill word · Ctrl+Y yank",
+         Ctrl+K/U kill to end/start · Ctrl+W, Alt+Backspace, Alt+D kill word · Ctrl+Y yank · \
+         Ctrl+O open a paste chip",
     );
     out
 }

@@ -99,7 +99,8 @@ impl Composer {
     /// Ctrl/Alt+Left/Right by word; Ctrl+K/U kill to line end/start;
     /// Ctrl+W, Alt+Backspace kill the word before, Alt+D the word after;
     /// Ctrl+Y yanks the last kill; Ctrl+H/Backspace, Ctrl+D/Delete delete a
-    /// character; Ctrl+Z undoes. Other control keys are ignored.
+    /// character; Ctrl+Z undoes; Ctrl+O opens a paste chip for editing.
+    /// Other control keys are ignored.
     pub fn key(&mut self, key: KeyEvent) {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -121,6 +122,7 @@ impl Composer {
             KeyCode::Char('h') if ctrl => drop(area.delete_char()),
             KeyCode::Char('d') if ctrl => drop(area.delete_next_char()),
             KeyCode::Char('z') if ctrl => drop(area.undo()),
+            KeyCode::Char('o') if ctrl => self.open_chip(),
             KeyCode::Char(_) if ctrl || alt => {}
             KeyCode::Char(c) => area.insert_char(c),
             KeyCode::Backspace if alt || ctrl => drop(area.delete_word()),
@@ -159,6 +161,43 @@ impl Composer {
         } else {
             self.area.insert_str(text);
         }
+    }
+
+    /// Opens the paste chip at or before the cursor (else the first one):
+    /// its text replaces the label, for editing. Nothing happens without one.
+    pub fn open_chip(&mut self) {
+        let text = self.text();
+        let (row, col) = (self.area.cursor().0, self.area.cursor().1);
+        let cursor: usize = text
+            .split('\n')
+            .take(row)
+            .map(|l| l.len() + 1)
+            .sum::<usize>()
+            + text
+                .split('\n')
+                .nth(row)
+                .map_or(0, |l| l.char_indices().nth(col).map_or(l.len(), |(i, _)| i));
+        let found = self
+            .pastes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (label, _))| text.find(label.as_str()).map(|at| (i, at, label.len())))
+            .filter(|&(_, at, _)| at <= cursor)
+            .max_by_key(|&(_, at, _)| at)
+            .or_else(|| {
+                self.pastes.iter().enumerate().find_map(|(i, (label, _))| {
+                    text.find(label.as_str()).map(|at| (i, at, label.len()))
+                })
+            });
+        let Some((index, at, len)) = found else {
+            return;
+        };
+        let (_, pasted) = self.pastes.remove(index);
+        let mut opened = text;
+        opened.replace_range(at..at + len, &pasted);
+        let pastes = std::mem::take(&mut self.pastes);
+        self.set_text(&opened);
+        self.pastes = pastes;
     }
 
     /// The text as it will be sent: every paste chip still present
@@ -368,6 +407,22 @@ mod tests {
         assert_eq!(c.text(), "see [Pasted text #1 +12 lines]short");
         assert_eq!(c.submit(), format!("see {long}short"));
         assert!(c.is_empty());
+    }
+
+    #[test]
+    fn ctrl_o_opens_the_chip_before_the_cursor_for_editing() {
+        let mut c = Composer::new(None);
+        let first: String = (1..=11).map(|i| format!("a{i}\n")).collect();
+        let second: String = (1..=11).map(|i| format!("b{i}\n")).collect();
+        c.paste(&first);
+        c.paste(&second);
+        assert_eq!(
+            c.text(),
+            "[Pasted text #1 +11 lines][Pasted text #2 +11 lines]"
+        );
+        press(&mut c, KeyCode::Char('o'), KeyModifiers::CONTROL);
+        assert_eq!(c.text(), format!("[Pasted text #1 +11 lines]{second}"));
+        assert_eq!(c.expanded_text(), format!("{first}{second}"));
     }
 
     #[test]
