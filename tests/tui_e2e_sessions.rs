@@ -343,3 +343,45 @@ async fn composer_history_ctrl_u_paste_chip_and_queued_edit() {
     pty.press(Key::CtrlD);
     assert_eq!(pty.wait_exit(WAIT), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_without_a_name_opens_a_picker_with_the_providers_models() {
+    let f = fixture();
+    let mock = MockModel::start([
+        Reply::json(serde_json::json!({
+            "object": "list",
+            "data": [{ "id": "beta-2" }, { "id": "alpha-1" }, { "id": "mock-model" }],
+        })),
+        Reply::openai_text("answered by alpha"),
+    ])
+    .await;
+    let mut pty = Pty::spawn(agent_command(&f, Some(&mock.openai_base_url()), &[]));
+    pty.wait_for_text("mock-model", WAIT);
+    pty.type_text("/model");
+    wait_composer(&pty, "› /model");
+    pty.press(Key::Enter);
+    pty.wait_for_text("beta-2", WAIT);
+    let screen = pty.screen();
+    assert!(
+        screen.contains("mock-model") && screen.contains("(current)"),
+        "{screen}"
+    );
+    // The current model is selected; alpha-1 sorts after it in the list.
+    pty.send(DOWN);
+    pty.wait_for_text("› alpha-1", WAIT);
+    pty.press(Key::Enter);
+    pty.wait_for_anywhere("model set to alpha-1", WAIT);
+    pty.type_text("who are you?");
+    pty.press(Key::Enter);
+    pty.wait_for_anywhere("answered by alpha", WAIT);
+    let requests = mock.requests();
+    assert_eq!(requests[0].method, "GET");
+    assert!(
+        requests[0].path.ends_with("/models"),
+        "{}",
+        requests[0].path
+    );
+    assert_eq!(requests[1].body["model"], "alpha-1");
+    pty.press(Key::CtrlD);
+    assert_eq!(pty.wait_exit(WAIT), 0);
+}

@@ -167,8 +167,12 @@ impl RuntimeBridge {
             Op::Resume(input) => self.resume(&input).await?,
             Op::PickSession => self.offer_sessions().await,
             Op::ListModels => {
-                let rows = super::reports::models(&self.launch.settings);
-                self.send(UiInput::Models(rows));
+                // The provider's list may take a moment; ops keep flowing.
+                let (settings, ui) = (self.launch.settings.clone(), self.ui.clone());
+                tokio::spawn(async move {
+                    let rows = super::reports::models(&settings).await;
+                    let _ = ui.send(UiInput::Models(rows));
+                });
             }
             Op::SetModel(choice) => self.set_model(choice)?,
             Op::SetTitle(title) => {

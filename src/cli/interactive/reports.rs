@@ -1,8 +1,12 @@
 //! The typed answers to `/status`, `/tools`, `/skills` and `/sessions`, and
 //! the models `/model` offers. Filled in here, rendered by the TUI's views.
 
+use std::time::Duration;
+
 use anyhow::Result;
-use light_agent::config::{Settings, builtin_context_window};
+use light_agent::ai::HttpOptions;
+use light_agent::ai::openai::list_models;
+use light_agent::config::{ProviderKind, Settings, builtin_context_window};
 use light_agent::context::skills;
 use light_agent::tui::{
     ModelChoice, Report, ReportKind, SessionsReport, SkillRow, SkillsReport, StatusReport,
@@ -101,9 +105,46 @@ fn skills_report(bridge: &RuntimeBridge) -> SkillsReport {
     }
 }
 
-/// The models to offer: the one in use, then each configured profile's
-/// default model (a provider's own model list is not fetched).
-pub(super) fn models(settings: &Settings) -> Vec<ModelChoice> {
+/// Longest wait for a provider's model list; the picker opens without it.
+const CATALOGUE_WAIT: Duration = Duration::from_secs(3);
+
+/// The models to offer: the one in use, what its provider lists
+/// (OpenAI-compatible servers answer `GET /models`; a list that fails or is
+/// slow is left out), then each other configured profile's default model.
+pub(super) async fn models(settings: &Settings) -> Vec<ModelChoice> {
+    let mut rows = configured_models(settings);
+    if settings.provider.kind == ProviderKind::OpenAi {
+        let http = HttpOptions {
+            connect_timeout: settings.connect_timeout,
+            idle_timeout: settings.idle_timeout,
+        };
+        let key = settings.api_key.as_ref().map(|k| k.expose().to_string());
+        let listed = tokio::time::timeout(
+            CATALOGUE_WAIT,
+            list_models(&settings.provider.base_url, key.as_deref(), &http),
+        )
+        .await;
+        match listed {
+            Ok(Ok(ids)) => {
+                let listed: Vec<ModelChoice> = ids
+                    .into_iter()
+                    .map(|model| ModelChoice {
+                        provider: settings.provider.name.clone(),
+                        model,
+                    })
+                    .filter(|row| !rows.contains(row))
+                    .collect();
+                let at = rows.len().min(1);
+                rows.splice(at..at, listed);
+            }
+            Ok(Err(e)) => tracing::info!("listing the provider's models: {e}"),
+            Err(_) => tracing::info!("listing the provider's models timed out"),
+        }
+    }
+    rows
+}
+
+fn configured_models(settings: &Settings) -> Vec<ModelChoice> {
     let mut rows = vec![ModelChoice {
         provider: settings.provider.name.clone(),
         model: settings.model.clone(),
