@@ -59,7 +59,7 @@ async fn run(cli: Cli) -> Result<Exit> {
             cli::sessions::list(&manager, &cwd, all, json, limit).await
         }
         Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
-        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level),
+        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level).await,
         Some(Command::Completions { shell }) => {
             clap_complete::generate(
                 shell,
@@ -102,7 +102,7 @@ async fn run_interactive(
         )
         .into());
     }
-    let setup = setup(model, log_level)?;
+    let setup = setup(model, log_level).await?;
     // A session that cannot be opened is refused before the UI takes the
     // terminal, with exit code 2.
     let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
@@ -143,7 +143,11 @@ fn open_store() -> Result<SessionManager> {
         .with_context(|| format!("opening the session database {}", paths.db_file.display()))
 }
 
-fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String>) -> Result<Exit> {
+async fn run_config(
+    action: ConfigAction,
+    model: &ModelFlags,
+    log_level: Option<String>,
+) -> Result<Exit> {
     match action {
         ConfigAction::Init => {
             let paths = paths(&env())?;
@@ -158,7 +162,7 @@ fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String
             println!("skills:   {}", paths.skills_dir.display());
         }
         ConfigAction::Show => {
-            let setup = setup(model, log_level)?;
+            let setup = setup(model, log_level).await?;
             if let Resolution::NoModel { message, .. } = &setup.resolution {
                 println!("# {message}");
             }
@@ -175,7 +179,7 @@ struct Setup {
     _log: Option<config::LogGuard>,
 }
 
-fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
+async fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
     let env = env();
     let paths = paths(&env)?;
     let flags = Flags {
@@ -185,7 +189,20 @@ fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
         context_window: model.context_window,
         log_level,
     };
-    let resolution = config::load(&paths, &env, &flags)?;
+    // Ask local servers first, concurrently and within a budget, so resolving
+    // stays pure and no runtime worker blocks on a network call.
+    let servers = config::servers_to_probe(&paths, &env, &flags)?;
+    let answers = futures::future::join_all(
+        servers
+            .iter()
+            .map(|url| light_agent::ai::probe_ollama(url, light_agent::ai::PROBE_TIMEOUT)),
+    )
+    .await;
+    let probed = |url: &str| {
+        let at = servers.iter().position(|asked| asked == url)?;
+        answers.get(at).cloned().flatten()
+    };
+    let resolution = config::load(&paths, &env, &flags, &probed)?;
     let settings = resolution.settings();
     // Logging is best effort: a read-only state dir must not stop the agent.
     let log = config::init_logging(&paths, &settings.log_level).ok();
@@ -205,7 +222,7 @@ async fn run_exec(
     log_level: Option<String>,
     cwd: &Path,
 ) -> Result<Exit> {
-    let setup = setup(model, log_level)?;
+    let setup = setup(model, log_level).await?;
     let settings: &Settings = match &setup.resolution {
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),

@@ -26,7 +26,7 @@ impl Default for HttpOptions {
     }
 }
 
-/// Builds the client both adaptors use; fails only if the TLS backend
+/// Builds the client every adaptor uses; fails only if the TLS backend
 /// cannot initialise.
 pub(crate) fn build_client(options: &HttpOptions) -> Result<reqwest::Client, AiError> {
     reqwest::Client::builder()

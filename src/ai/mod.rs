@@ -9,7 +9,7 @@
 //!   request builder (history → wire JSON) and a [`WireDecoder`] (bytes →
 //!   events); [`gemini`] (Google's native API) and [`responses`] (the
 //!   OpenAI Responses API) follow the same layout.
-//! - [`sse`]: Server-Sent Events framing shared by both decoders.
+//! - [`sse`]: Server-Sent Events framing shared by every decoder.
 //! - `history`: the event log as a provider-neutral conversation. Events
 //!   are taken in log order; thought/output/tool_calls of one step form one
 //!   assistant message; its tool results follow in call order (matched by
@@ -38,6 +38,7 @@ pub mod gemini;
 mod history;
 mod http;
 pub mod openai;
+mod probe;
 mod replay;
 pub mod responses;
 pub mod retry;
@@ -54,6 +55,7 @@ pub use history::{
 };
 pub use http::HttpOptions;
 pub use openai::OpenAiAdaptor;
+pub use probe::{PROBE_TIMEOUT, probe_ollama};
 pub use responses::ResponsesAdaptor;
 pub use retry::{RetryPolicy, sleep_or_cancel};
 

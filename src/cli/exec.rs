@@ -145,7 +145,7 @@ fn print_text(out: &mut impl std::io::Write, event: &AgentEvent) {
 fn short_args(args: &serde_json::Value) -> String {
     let mut args = args.clone();
     if let Some(map) = args.as_object_mut() {
-        map.remove("_intent");
+        map.remove(light_agent::protocol::INTENT_FIELD);
     }
     truncate(&args.to_string(), 160)
 }

@@ -13,7 +13,7 @@ mod bridge;
 mod reports;
 mod sessions;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use light_agent::config::{Paths, Settings};
@@ -45,7 +45,10 @@ pub async fn run(launch: Launch, manager: SessionManager) -> Result<Exit> {
     let (op_tx, op_rx) = unbounded_channel();
     let (ui_tx, ui_rx) = unbounded_channel();
     let opts = TuiOptions {
-        history_path: Some(history_path(&launch.paths, &launch.cwd)),
+        history_path: Some(super::history_file::history_path(
+            &launch.paths.data_dir,
+            &launch.cwd,
+        )),
         show_thoughts: launch.settings.tui.show_thoughts,
         tool_preview_lines: launch.settings.tui.tool_preview_lines,
         no_model_message: launch.model_missing.clone(),
@@ -100,15 +103,4 @@ async fn refuse_everything(
             _ => {}
         }
     }
-}
-
-/// Prompt history file for a cwd: one file per directory in the data dir.
-fn history_path(paths: &Paths, cwd: &Path) -> PathBuf {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    cwd.hash(&mut hasher);
-    paths
-        .data_dir
-        .join("history")
-        .join(format!("{:016x}.jsonl", hasher.finish()))
 }
