@@ -337,7 +337,7 @@ async fn esc_cancels_a_running_compaction_and_nothing_is_folded() {
     let id = agent.submit_compact().unwrap();
     assert!(mock.wait_for_requests(5, Duration::from_secs(5)).await);
     agent.interrupt("interrupted by user");
-    agent.idle().await;
+    crate::support::bounded::ends("the agent goes idle", agent.idle()).await;
     let mut ended = None;
     while let Ok(message) = all.try_recv() {
         if let light_agent::agent::AgentMessage::Job(light_agent::protocol::JobUpdate::Ended {

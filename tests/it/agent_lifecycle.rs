@@ -4,6 +4,7 @@
 //! cancels a job that has not started yet), and `Agent::idle`.
 
 use crate::support;
+use support::bounded::ends;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +16,7 @@ use support::agent_harness::Harness;
 use support::{OpenAiStream, Reply};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-const WAIT: Duration = Duration::from_secs(5);
+const WAIT: Duration = support::bounded::GUARD;
 
 async fn harness(replies: Vec<Reply>) -> Harness {
     Harness::start(replies, |mock| {
@@ -47,9 +48,8 @@ async fn until(
 ) -> Vec<AgentMessage> {
     let mut seen = Vec::new();
     loop {
-        let m = tokio::time::timeout(WAIT, rx.recv())
+        let m = ends("the next agent message", rx.recv())
             .await
-            .expect("no such message in time")
             .expect("stream closed");
         let done = pred(&m);
         seen.push(m);
@@ -75,7 +75,7 @@ async fn a_prompt_reports_queued_started_its_events_then_ended() {
     let h = harness(vec![Reply::openai_text("hello back")]).await;
     let mut all = h.agent.subscribe_all();
     let id = h.agent.submit("hello").unwrap();
-    h.agent.idle().await;
+    ends("the agent goes idle", h.agent.idle()).await;
     let messages = drain(&mut all);
     let pos = |pred: &dyn Fn(&AgentMessage) -> bool| messages.iter().position(pred).unwrap();
     let queued = pos(
@@ -103,7 +103,7 @@ async fn interrupt_right_after_submit_cancels_that_prompt_even_before_it_starts(
     // cancelled.
     let id = h.agent.submit("go").unwrap();
     h.agent.interrupt("interrupted by user");
-    h.agent.idle().await;
+    ends("the agent goes idle", h.agent.idle()).await;
     let messages = drain(&mut all);
     assert_eq!(
         ended_cause(&messages, id),
@@ -159,7 +159,7 @@ async fn a_queued_prompt_can_be_withdrawn_by_id_and_never_runs() {
     // Esc: the running turn stops, the rest comes back.
     h.agent.interrupt("interrupted by user");
     assert_eq!(h.agent.take_queued(), ["second"]);
-    h.agent.idle().await;
+    ends("the agent goes idle", h.agent.idle()).await;
     let messages = drain(&mut all);
     assert_eq!(ended_cause(&messages, first), Some(StopCause::User));
     assert!(
@@ -199,7 +199,7 @@ async fn a_cancelled_session_load_is_redone_before_the_next_prompt() {
     let mut all = again.subscribe_all();
     let load = again.submit_load().unwrap();
     again.interrupt("interrupted by user");
-    again.idle().await;
+    ends("the agent goes idle", again.idle()).await;
     let messages = drain(&mut all);
     let cause = ended_cause(&messages, load).unwrap();
     // The load may finish before the cancel lands; either way the history

@@ -10,7 +10,6 @@ use crate::support;
 use crate::tui_e2e::pty;
 
 use std::path::Path;
-use std::time::Duration;
 
 use portable_pty::CommandBuilder;
 use pty::{Key, Pty, WAIT};
@@ -123,9 +122,9 @@ fn without_a_model_enter_leaves_the_ui_idle_with_the_prompt_back() {
             && status.contains("idle")
             && composer(&screen) == "› hello?"
     });
+    // The figure is printed, not asserted (scripts/measure.py measures).
     let took = idle.saturating_duration_since(pressed);
     println!("Enter → idle with the prompt back: {took:?}");
-    assert!(took < Duration::from_secs(1), "{took:?}");
     assert!(!pty.screen().contains("thinking"), "{}", pty.screen());
     pty.send(CTRL_C);
     wait_empty_composer(&pty);
