@@ -291,7 +291,7 @@ impl App {
         self.queued_ids.clear();
         self.transcript.clear();
         self.status.session_id = header.id.clone();
-        self.tokens = header.tokens;
+        self.tokens = TokenTotals::default();
         let lines = session_header::lines(&header, self.now_ms, self.width);
         self.commit_cell(lines);
         self.transcript.push(TranscriptItem::Header(header));

@@ -68,6 +68,10 @@ pub enum UiInput {
     /// when they change for another reason than a job (a session opened, a
     /// model switched).
     Status(RuntimeStatus),
+    /// The tokens the open session used before now (its stored
+    /// `agent_trace` events); sent once after [`UiInput::Session`], before
+    /// any new trace. The UI adds each later trace itself.
+    SessionTokens(TokenTotals),
     /// A model call failed and will be retried after `delay`.
     Retrying {
         /// Retry number, from 1.
@@ -124,8 +128,6 @@ pub struct SessionHeader {
     pub turns: u64,
     /// Why this session was opened, e.g. "latest session busy in another process; started a new one".
     pub note: Option<String>,
-    /// Tokens the session used so far (from its `agent_trace` events).
-    pub tokens: TokenTotals,
 }
 
 /// Figures for the status line (what runs and what waits comes from job

@@ -16,6 +16,7 @@ impl App {
             UiInput::Job(update) => self.on_job(update),
             UiInput::Session { header, recent } => self.on_session(header, recent),
             UiInput::Status(status) => self.status = status,
+            UiInput::SessionTokens(tokens) => self.tokens = tokens,
             UiInput::Retrying {
                 attempt,
                 delay,

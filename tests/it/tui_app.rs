@@ -469,7 +469,6 @@ fn a_resumed_session_prints_its_header_and_recent_turns() {
         updated_at: NOW_MS - 2 * 86_400_000,
         turns: 4,
         note: None,
-        tokens: Default::default(),
     };
     let recent = vec![
         user_input("what is here?"),
@@ -630,11 +629,6 @@ fn traces_add_up_to_the_session_tokens_on_the_status_line() {
     let (mut app, _) = app(120, 20);
     let header = light_agent::tui::SessionHeader {
         id: "sess_0000000000abcdefg".into(),
-        tokens: light_agent::tui::TokenTotals {
-            input: 1000,
-            output: 100,
-            cached: 0,
-        },
         ..Default::default()
     };
     input(
@@ -643,6 +637,14 @@ fn traces_add_up_to_the_session_tokens_on_the_status_line() {
             header,
             recent: vec![],
         },
+    );
+    input(
+        &mut app,
+        UiInput::SessionTokens(light_agent::tui::TokenTotals {
+            input: 1000,
+            output: 100,
+            cached: 0,
+        }),
     );
     turn_begins(&mut app, 1, "go");
     ev(

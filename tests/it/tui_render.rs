@@ -330,21 +330,13 @@ fn status_line_states() {
             (
                 "tokens",
                 Box::new(|app, _| {
-                    let header = SessionHeader {
-                        id: "5f3a9c21-77aa-4d1e".into(),
-                        tokens: TokenTotals {
+                    input(
+                        app,
+                        UiInput::SessionTokens(TokenTotals {
                             input: 123_456,
                             output: 7_890,
                             cached: 100_000,
-                        },
-                        ..SessionHeader::default()
-                    };
-                    input(
-                        app,
-                        UiInput::Session {
-                            header,
-                            recent: vec![],
-                        },
+                        }),
                     );
                 }),
             ),
@@ -416,7 +408,6 @@ fn session_header_and_missing_model() {
                     title: "Parser work".into(),
                     updated_at: NOW_MS - 5 * 60_000,
                     turns: 7,
-                    tokens: TokenTotals::default(),
                     note: Some(
                         "the latest session is open in another process; started a new one".into(),
                     ),

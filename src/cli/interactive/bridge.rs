@@ -75,6 +75,7 @@ impl RuntimeBridge {
         }
         self.status();
         let Ok(adaptor) = &self.adaptor else {
+            self.send_tokens().await;
             return;
         };
         match build::agent(
@@ -97,6 +98,20 @@ impl RuntimeBridge {
                 self.agent_error = None;
             }
             Err(e) => self.agent_error = Some(format!("{e:#}")),
+        }
+        self.send_tokens().await;
+    }
+
+    /// The session's stored token totals, once it is shown and its load is
+    /// queued; no agent message is forwarded meanwhile, so no new trace can
+    /// be counted twice.
+    async fn send_tokens(&self) {
+        if !self.session.is_written() {
+            return;
+        }
+        match super::sessions::tokens(&self.session).await {
+            Ok(tokens) => self.send(UiInput::SessionTokens(tokens)),
+            Err(e) => tracing::warn!("reading the session's token use: {e:#}"),
         }
     }
 
