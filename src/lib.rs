@@ -11,7 +11,7 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use light_agent::{Agent, AgentConfig, ContextConfig, HttpOptions, LoopConfig, OpenAiAdaptor, PromptSection};
+//! use light_agent::{Agent, AgentConfig, ContextConfig, HttpOptions, LoopConfig, OpenAiAdaptor, PromptSection, Secret};
 //! use light_agent::{AgentEvent, ToolContext, ToolDefinition, ToolOutput, builtin};
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -26,7 +26,7 @@
 //!     session: None,
 //!     adaptor: Arc::new(OpenAiAdaptor::new(
 //!         "https://api.openai.com/v1",
-//!         std::env::var("OPENAI_API_KEY").ok(),
+//!         std::env::var("OPENAI_API_KEY").ok().map(Secret::new),
 //!         "gpt-4.1",
 //!         HttpOptions::default(),
 //!     )?),
@@ -88,7 +88,7 @@ pub use ai::{
 };
 pub use context::{ContextConfig, PromptSection};
 pub use protocol::{
-    AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome, ToolSpec, Usage,
+    AgentEvent, InputSource, Meta, Secret, StopCause, ToolCall, ToolOutcome, ToolSpec, Usage,
 };
 pub use session::{AgentSession, SessionManager};
 pub use tool::{Tool, ToolContext, ToolDefinition, ToolOutput, ToolRegistry, builtin};

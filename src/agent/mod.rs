@@ -8,6 +8,7 @@
 //! fans events out to subscribers. Nothing a model sends can end a turn
 //! except through `agent_stop`.
 
+mod call_ids;
 mod hub;
 mod lifecycle;
 mod recall;

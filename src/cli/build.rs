@@ -34,7 +34,7 @@ pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
         connect_timeout: settings.connect_timeout,
         idle_timeout: settings.idle_timeout,
     };
-    let key = settings.api_key.as_ref().map(|k| k.expose().to_string());
+    let key = settings.api_key.clone();
     let base = settings.provider.base_url.clone();
     let model = settings.model.clone();
     let adaptor: Arc<dyn Adaptor> = match settings.provider.kind {
@@ -46,6 +46,28 @@ pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
     Ok(adaptor)
 }
 
+/// How a host starts a fresh session, named in the "session in use" hint so
+/// that it only ever suggests options the host accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FreshHint {
+    /// `light-agent exec`: a new session is its default.
+    Exec,
+    /// The interactive command line: `--new`.
+    Interactive,
+    /// Inside the TUI: `/new`.
+    Tui,
+}
+
+impl FreshHint {
+    fn text(self) -> &'static str {
+        match self {
+            FreshHint::Exec => "run exec without --continue and --resume for a new session",
+            FreshHint::Interactive => "start a new session with light-agent --new",
+            FreshHint::Tui => "start a new session with /new",
+        }
+    }
+}
+
 /// Turns a session id given on the command line (full, or a unique prefix
 /// of the short id) into the full id, and refuses a session of another
 /// directory or one another process is running — before any UI opens.
@@ -53,6 +75,7 @@ pub async fn check_choice(
     manager: &SessionManager,
     cwd: &Path,
     choice: SessionChoice,
+    hint: FreshHint,
 ) -> Result<SessionChoice> {
     let SessionChoice::Id(input) = choice else {
         return Ok(choice);
@@ -68,9 +91,25 @@ pub async fn check_choice(
         );
     }
     if info.status == SessionStatus::Running {
-        return Err(SessionError::Busy(id).into());
+        return Err(busy(&id, hint));
     }
     Ok(SessionChoice::Id(id))
+}
+
+/// Claims `session` for this process; a session another live process runs
+/// is refused with a hint in `hint`'s words.
+pub async fn claim(session: &AgentSession, hint: FreshHint) -> Result<()> {
+    match session.claim().await {
+        Err(SessionError::Busy(id)) => Err(busy(&id, hint)),
+        other => Ok(other?),
+    }
+}
+
+fn busy(id: &str, hint: FreshHint) -> anyhow::Error {
+    anyhow::anyhow!(
+        "session {id} is in use by another light-agent process; wait for it to finish, or {}",
+        hint.text()
+    )
 }
 
 /// Opens and claims the session the user chose for `cwd` (see
@@ -81,6 +120,7 @@ pub async fn open_session(
     cwd: &Path,
     choice: &SessionChoice,
     title: Option<String>,
+    hint: FreshHint,
 ) -> Result<(AgentSession, bool)> {
     let existing = match choice {
         SessionChoice::Id(id) => Some(manager.open_session(id).await?),
@@ -91,7 +131,7 @@ pub async fn open_session(
         Some(session) => (session, true),
         None => (manager.draft(cwd, title).await?, false),
     };
-    session.claim().await?;
+    claim(&session, hint).await?;
     Ok((session, resumed))
 }
 

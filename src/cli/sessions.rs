@@ -11,6 +11,7 @@ use light_agent::tui::view::session_header::turns;
 use serde_json::json;
 
 use super::Exit;
+use super::output;
 
 /// Prints this directory's (or every directory's) sessions, newest first.
 pub async fn list(
@@ -23,17 +24,20 @@ pub async fn list(
     let sessions = manager.list((!all).then_some(cwd), limit).await?;
     if json {
         let rows: Vec<_> = sessions.iter().map(info_json).collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let mut out = output::stdout();
+        out.json_line(&serde_json::to_string_pretty(&rows)?)?;
+        out.flush()?;
         return Ok(Exit::Success);
     }
     if sessions.is_empty() {
-        println!(
+        output::println(&format!(
             "no sessions{}",
             if all { "" } else { " for this directory" }
-        );
+        ))?;
         return Ok(Exit::Success);
     }
     let now = now_millis();
+    let mut out = output::stdout();
     for s in &sessions {
         let status = match s.status {
             SessionStatus::Running => " running",
@@ -44,14 +48,15 @@ pub async fn list(
         } else {
             String::new()
         };
-        println!(
+        out.line(&format!(
             "{}  {:>9}  {:>9}{status}  {}{place}",
             s.id,
             format_age(s.updated_at, now),
             turns(s.turns),
             s.title.as_deref().unwrap_or("(untitled)")
-        );
+        ))?;
     }
+    out.flush()?;
     Ok(Exit::Success)
 }
 
@@ -73,14 +78,16 @@ pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit
     let id = &manager.resolve(id).await?;
     let session = manager.open_session(id).await?;
     let events = session.load_all().await?;
+    let mut out = output::stdout();
     if json {
         for event in &events {
-            println!("{}", serde_json::to_string(event)?);
+            out.json_line(&serde_json::to_string(event)?)?;
         }
     } else {
         let info = manager.info(id).await?;
-        print!("{}", to_markdown(&info, &events));
+        out.text(&to_markdown(&info, &events))?;
     }
+    out.flush()?;
     Ok(Exit::Success)
 }
 

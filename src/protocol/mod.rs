@@ -13,10 +13,12 @@
 
 mod event;
 mod job;
+mod secret;
 mod tool;
 
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
 pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
+pub use secret::{REDACTED, Redactor, Secret, redact_url};
 pub use tool::{INTENT_FIELD, ToolCall, ToolOutcome, ToolSpec};
 
 /// Current time as milliseconds since the Unix epoch (0 if the clock is

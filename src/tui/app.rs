@@ -48,7 +48,7 @@ pub(crate) struct LiveThought {
 
 pub(crate) struct LiveOutput {
     pub(crate) stream: MarkdownStream,
-    committed_any: bool,
+    pub(crate) committed_any: bool,
 }
 
 pub(crate) struct LiveTool {

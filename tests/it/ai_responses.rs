@@ -309,7 +309,7 @@ async fn unauthorized_is_not_retried_and_never_shows_the_key() {
 }
 
 #[tokio::test]
-async fn a_cut_after_deltas_is_final_and_a_cut_before_them_is_retried() {
+async fn a_cut_after_deltas_stays_retryable_and_a_cut_before_them_is_retried() {
     // Events: response.created, output_item.added, then the deltas.
     let mock = MockModel::start([ResponsesStream::new()
         .text("one two three")
@@ -322,7 +322,8 @@ async fn a_cut_after_deltas_is_final_and_a_cut_before_them_is_retried() {
         ["output_delta", "output_delta"]
     );
     let err = error.unwrap();
-    assert_eq!((err.kind, err.retryable), (AiErrorKind::Transport, false));
+    // The loop decides: it drops the partial answer from the screen and retries.
+    assert_eq!((err.kind, err.retryable), (AiErrorKind::Transport, true));
 
     let mock = MockModel::start([
         ResponsesStream::new()

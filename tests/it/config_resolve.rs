@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::path::Path;
 
 use light_agent::config::{
-    ConfigError, Env, Flags, ProviderKind, Resolution, Settings, resolve, show,
+    BUILTIN_PROFILES, ConfigError, Env, Flags, ProviderKind, Resolution, Settings, resolve, show,
 };
 
 const FILE: &str = "/home/u/.config/light-agent/config.toml";
@@ -124,6 +124,72 @@ fn base_url_flag_beats_env_beats_vendor_env_beats_file_beats_builtin() {
         url(None, &keyed, &Flags::default()),
         "https://api.openai.com/v1"
     );
+}
+
+/// Each built-in profile, chosen by name with its key set: its base-URL
+/// variable moves it (and only it, or the profiles sharing its key), and
+/// `config show` prints where the key will go.
+#[test]
+fn every_builtin_profile_honours_its_base_url_variable() {
+    for profile in BUILTIN_PROFILES {
+        let proxy = format!("http://gateway.internal:8080/{}", profile.name);
+        let mut env = Env::new().with(profile.base_url_env, &proxy);
+        if let Some(key_env) = profile.key_env {
+            env = env.with(key_env, "sk-proxy-only");
+        }
+        let flags = Flags {
+            provider: Some(profile.name.into()),
+            model: Some("some-model".into()),
+            ..Flags::default()
+        };
+        let settings = ready(None, &env, &flags);
+        assert_eq!(settings.provider.base_url, proxy, "{}", profile.name);
+        assert_eq!(
+            settings.api_key.is_some(),
+            profile.key_env.is_some(),
+            "{}",
+            profile.name
+        );
+        let shown = show(&settings);
+        assert!(
+            shown.starts_with(&format!(
+                "# Resolved settings: flags > environment > config file > defaults. Keys redacted.\nprovider = \"{}\"\nmodel = \"some-model\"\nkind = \"{}\"\nbase_url = \"{proxy}\"\n",
+                profile.name, profile.kind
+            )),
+            "{shown}"
+        );
+        assert!(!shown.contains("sk-proxy-only"), "{shown}");
+        // Every profile whose URL the variable did not name keeps its own.
+        for other in &settings.providers {
+            let Some(row) = BUILTIN_PROFILES.iter().find(|p| p.name == other.name) else {
+                continue;
+            };
+            let expected = if row.base_url_env == profile.base_url_env {
+                proxy.as_str()
+            } else {
+                row.default_url
+            };
+            assert_eq!(
+                other.base_url, expected,
+                "{} with {}",
+                other.name, profile.base_url_env
+            );
+        }
+    }
+}
+
+#[test]
+fn the_responses_profile_follows_openai_base_url() {
+    let env = Env::new()
+        .with("OPENAI_API_KEY", "sk-openai")
+        .with("OPENAI_BASE_URL", "http://127.0.0.1:9/v1");
+    let flags = Flags {
+        provider: Some("openai-responses".into()),
+        ..Flags::default()
+    };
+    let settings = ready(None, &env, &flags);
+    assert_eq!(settings.provider.base_url, "http://127.0.0.1:9/v1");
+    assert!(show(&settings).contains("\nbase_url = \"http://127.0.0.1:9/v1\"\n"));
 }
 
 #[test]

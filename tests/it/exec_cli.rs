@@ -264,6 +264,10 @@ async fn continue_refuses_a_session_another_process_is_running() {
         err.contains("in use by another light-agent process"),
         "{err}"
     );
+    assert!(
+        err.contains("without --continue") && !err.contains("--new"),
+        "the hint names only options exec accepts: {err}"
+    );
     assert_eq!(mock.request_count(), 1, "the second process sent nothing");
 
     Command::new("kill")

@@ -88,3 +88,29 @@ fn the_set_up_is_two_commands_and_ci_runs_the_test_one() {
     let ci = include_str!("../../.ci/run");
     assert!(ci.lines().any(|l| l.trim() == "cargo test"), "{ci}");
 }
+
+#[test]
+fn the_environment_table_is_the_one_the_code_uses() {
+    let rows: Vec<Vec<String>> = README
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|cell| cell.trim().trim_matches('`').to_string())
+                .collect()
+        })
+        .collect();
+    let expected: Vec<Vec<String>> = light_agent::config::BUILTIN_PROFILES
+        .iter()
+        .map(|p| {
+            vec![
+                p.name.to_string(),
+                p.key_env.unwrap_or("(no key)").to_string(),
+                p.base_url_env.to_string(),
+                p.default_url.to_string(),
+            ]
+        })
+        .collect();
+    assert_eq!(rows, expected);
+}

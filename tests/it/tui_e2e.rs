@@ -299,7 +299,7 @@ fn a_panic_after_the_first_frame_leaves_the_pty_in_cooked_mode() {
 
 #[test]
 fn sigterm_and_sighup_restore_the_terminal() {
-    for signal in ["TERM", "HUP"] {
+    for (signal, number) in [("TERM", 15), ("HUP", 1)] {
         let f = fixture();
         without_ollama(&f);
         let mut pty = Pty::spawn(agent_command(&f, None));
@@ -317,7 +317,7 @@ fn sigterm_and_sighup_restore_the_terminal() {
         assert!(sent.success());
         let code = pty.wait_exit(WAIT);
         pty.drain();
-        println!("exit code after SIG{signal}: {code}");
+        assert_eq!(code, 128 + number, "exit status after SIG{signal}");
         assert_cooked(&pty);
     }
 }

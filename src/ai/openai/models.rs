@@ -22,7 +22,7 @@ pub async fn list_models(
     http: &HttpOptions,
 ) -> Result<Vec<String>, AiError> {
     let url = format!("{}/models", base_url.trim_end_matches('/'));
-    let mut request = build_client(http)?.get(&url);
+    let mut request = build_client(http, false)?.get(&url);
     if let Some(key) = api_key.filter(|k| !k.is_empty()) {
         request = request.bearer_auth(key);
     }

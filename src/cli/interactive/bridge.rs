@@ -145,6 +145,7 @@ impl RuntimeBridge {
                 delay,
                 message,
             },
+            AgentMessage::Notice(Notice::PartialDropped) => UiInput::PartialDropped,
             AgentMessage::Notice(Notice::Warning(text)) => UiInput::Notice {
                 level: NoticeLevel::Warn,
                 text,

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use light_agent::config::{Paths, Settings};
 use light_agent::session::SessionManager;
-use light_agent::tui::{self, NoticeLevel, Op, RuntimeStatus, TuiOptions, UiInput};
+use light_agent::tui::{self, NoticeLevel, Op, RuntimeStatus, TuiExit, TuiOptions, UiInput};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::Exit;
@@ -75,8 +75,10 @@ pub async fn run(launch: Launch, manager: SessionManager) -> Result<Exit> {
     // The op channel is closed now; the bridge interrupts, flushes and marks
     // the session idle before we report back.
     let _ = runtime.await;
-    ui?;
-    Ok(Exit::Success)
+    Ok(match ui? {
+        TuiExit::Quit => Exit::Success,
+        TuiExit::Signal(number) => Exit::Signal(number),
+    })
 }
 
 /// Without a session nothing can run: every prompt goes back to the composer

@@ -23,7 +23,14 @@ pub(super) async fn start_session(
     manager: &SessionManager,
     launch: &Launch,
 ) -> Result<(AgentSession, Option<String>)> {
-    let opened = build::open_session(manager, &launch.cwd, &launch.choice, None).await;
+    let opened = build::open_session(
+        manager,
+        &launch.cwd,
+        &launch.choice,
+        None,
+        build::FreshHint::Interactive,
+    )
+    .await;
     match opened {
         Ok((session, _)) => Ok((session, None)),
         Err(e) => {
@@ -122,7 +129,7 @@ impl RuntimeBridge {
             return Ok(());
         }
         let session = self.manager.open_session(&id).await?;
-        session.claim().await?;
+        build::claim(&session, build::FreshHint::Tui).await?;
         self.switch_to(session).await
     }
 

@@ -56,8 +56,8 @@ pub async fn collect_request(
 }
 
 /// The loop's retry rule, as the agent runs it: `req` is sent again while
-/// `policy` allows and no delta was shown. Returns the outcome and the
-/// number of retries.
+/// `policy` allows (a partial answer is dropped). Returns the outcome and
+/// the number of retries.
 pub async fn call_with_retries(
     adaptor: &dyn Adaptor,
     req: &StreamRequest,
@@ -70,9 +70,8 @@ pub async fn call_with_retries(
         let Some(err) = error else {
             return (Ok(events), attempt);
         };
-        let saw_delta = events.iter().any(AgentEvent::is_transient);
         match policy.delay_for(attempt, &err) {
-            Some(delay) if !saw_delta => {
+            Some(delay) => {
                 sleep_or_cancel(delay, &cancel).await.unwrap();
                 attempt += 1;
             }

@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 
 /// Variables that would point a child at a real provider, key, model or
 /// base URL, or change what it logs.
-pub const PROVIDER_VARS: [&str; 11] = [
+pub const PROVIDER_VARS: [&str; 13] = [
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
     "DEEPSEEK_API_KEY",
@@ -17,6 +17,8 @@ pub const PROVIDER_VARS: [&str; 11] = [
     "OPENAI_BASE_URL",
     "ANTHROPIC_BASE_URL",
     "GOOGLE_GEMINI_BASE_URL",
+    "DEEPSEEK_BASE_URL",
+    "OLLAMA_BASE_URL",
     "RUST_LOG",
 ];
 

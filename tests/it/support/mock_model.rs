@@ -15,6 +15,9 @@
 //! (`Connection: close`), streamed bodies sent with chunked encoding so a
 //! reply can be split at any byte, delayed, cut, or held open until the
 //! client disconnects ([`MockModel::wait_for_disconnect`]).
+//! [`MockModel::close_reused_connections`] plays a server that advertises
+//! keep-alive but closes the connection instead of answering a second
+//! request on it (what llama.cpp's server does in effect).
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -219,6 +222,8 @@ struct State {
     replies: VecDeque<Reply>,
     requests: Vec<RecordedRequest>,
     disconnects: usize,
+    close_reused: bool,
+    dropped_on_reuse: usize,
 }
 
 /// The running mock; stops when dropped.
@@ -290,6 +295,19 @@ impl MockModel {
     /// How many requests have been received.
     pub fn request_count(&self) -> usize {
         self.lock().requests.len()
+    }
+
+    /// From now on, complete replies say `connection: keep-alive` and the
+    /// connection stays open; a request that arrives on it again is read,
+    /// counted ([`MockModel::dropped_on_reuse`]) and answered by closing the
+    /// connection, so the client sees it die before any byte of an answer.
+    pub fn close_reused_connections(&self) {
+        self.lock().close_reused = true;
+    }
+
+    /// How many requests arrived on a reused connection and were dropped.
+    pub fn dropped_on_reuse(&self) -> usize {
+        self.lock().dropped_on_reuse
     }
 
     /// How many `hang_after` replies saw their client disconnect.
@@ -393,20 +411,21 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
-    let reply = {
+    let (reply, keep_alive) = {
         let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
         state.requests.push(request);
-        state.replies.pop_front()
+        (state.replies.pop_front(), state.close_reused)
     };
     let reply = reply.unwrap_or_else(|| {
         Reply::status(418)
             .body_json(json!({ "error": { "message": "mock: no scripted reply left" } }))
     });
     let mut head = format!(
-        "HTTP/1.1 {} {}\r\ncontent-type: {}\r\nconnection: close\r\n",
+        "HTTP/1.1 {} {}\r\ncontent-type: {}\r\nconnection: {}\r\n",
         reply.status,
         reason_phrase(reply.status),
-        reply.content_type
+        reply.content_type,
+        if keep_alive { "keep-alive" } else { "close" }
     );
     for (name, value) in &reply.headers {
         head += &format!("{name}: {value}\r\n");
@@ -415,8 +434,7 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
         head += &format!("content-length: {}\r\n\r\n", reply.body.len());
         let _ = socket.write_all(head.as_bytes()).await;
         let _ = socket.write_all(&reply.body).await;
-        let _ = socket.shutdown().await;
-        return;
+        return end_complete_reply(socket, &state, keep_alive).await;
     }
     head += "transfer-encoding: chunked\r\n\r\n";
     if socket.write_all(head.as_bytes()).await.is_err() {
@@ -441,8 +459,24 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
         Ending::CutAfter(_) => {}
         Ending::Complete => {
             let _ = socket.write_all(b"0\r\n\r\n").await;
-            let _ = socket.shutdown().await;
+            end_complete_reply(socket, &state, keep_alive).await;
         }
+    }
+}
+
+/// Closes the connection after a complete reply, or keeps it open and
+/// drops the next request that arrives on it.
+async fn end_complete_reply(mut socket: TcpStream, state: &Mutex<State>, keep_alive: bool) {
+    if !keep_alive {
+        let _ = socket.shutdown().await;
+        return;
+    }
+    let _ = socket.flush().await;
+    if read_request(&mut socket).await.is_some() {
+        state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .dropped_on_reuse += 1;
     }
 }
 
