@@ -75,6 +75,7 @@ pub mod ai;
 pub mod config;
 pub mod context;
 pub mod protocol;
+pub mod sandbox;
 pub mod session;
 pub mod tool;
 pub mod tui;

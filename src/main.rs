@@ -18,6 +18,16 @@ use cli::args::{Cli, Command, ConfigAction, ExecArgs, ModelFlags};
 use cli::build::{self, SessionChoice};
 
 fn main() -> ExitCode {
+    // The sandbox helper runs before anything else starts (no runtime, no
+    // threads): Landlock confines only the calling thread.
+    let mut args = std::env::args_os();
+    if args
+        .nth(1)
+        .is_some_and(|a| a == light_agent::sandbox::HELPER_ARG)
+    {
+        let status = light_agent::sandbox::helper_main(args);
+        return ExitCode::from(u8::try_from(status).unwrap_or(1));
+    }
     let cli = Cli::parse();
     // Headless runs stream on one thread: no cross-thread wake-up per delta.
     let mut builder = match cli.command {
