@@ -25,6 +25,7 @@ impl Worker {
             cwd: self.cwd.clone(),
             cancel: cancel.clone(),
             read_roots: self.skill_roots.snapshot(),
+            progress: None,
         };
         let mut running: FuturesUnordered<_> = calls
             .iter()

@@ -14,6 +14,7 @@ mod blocking;
 mod grep;
 mod prompts;
 mod read_file;
+pub mod shell;
 mod tree;
 
 pub use grep::{GrepArgs, GrepTool};

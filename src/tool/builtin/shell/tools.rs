@@ -1,0 +1,275 @@
+//! The `shell`, `shell_output` and `shell_kill` tools.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::jobs::seconds;
+use super::{CommandReport, CommandRequest, Shell};
+use crate::sandbox::SandboxState;
+use crate::tool::sandbox::resolve_in_cwd;
+use crate::tool::{Tool, ToolContext, ToolOutput};
+
+/// Default timeout of a foreground command.
+const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// Longest timeout a call may ask for.
+const MAX_TIMEOUT_MS: u64 = 600_000;
+/// Longest `shell_output` wait.
+const MAX_WAIT_MS: u64 = 600_000;
+
+const SHELL_DESCRIPTION: &str = "Run a bash command in the working directory (or workdir inside \
+it) and get its exit status, duration and output (stdout and stderr together; at most 16 KiB: \
+the start and the end, with the omitted byte count and the path of the full log between). There \
+is no terminal and no stdin: commands that prompt fail, pagers are off. The command runs in a \
+sandbox: it can read everything but write only inside the working directory and $TMPDIR, and has \
+no network unless configured. Stopped after timeout_ms (default 120000). For servers and \
+watchers use background: true, then shell_output and shell_kill.";
+
+const OUTPUT_DESCRIPTION: &str = "Read what a background job (started by shell with background: \
+true) printed since the last read, and whether it still runs. wait_ms waits up to that long for \
+the job to end first.";
+
+const KILL_DESCRIPTION: &str = "End a background job and everything it started.";
+
+/// Arguments of `shell`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ShellArgs {
+    /// The bash command line, e.g. `cargo test -q 2>&1 | tail -n 30`.
+    #[schemars(length(min = 1))]
+    pub command: String,
+    /// Milliseconds before the command is stopped (default 120000, at most 600000).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 600000))]
+    pub timeout_ms: Option<u64>,
+    /// Directory to run in, relative to the working directory (default: the working directory).
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// Start it in the background and return a job id at once.
+    #[serde(default)]
+    pub background: bool,
+}
+
+/// Arguments of `shell_output`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ShellOutputArgs {
+    /// The job id `shell` returned, e.g. `job-1`.
+    pub id: String,
+    /// Milliseconds to wait for the job to end before reading (default 0).
+    #[serde(default)]
+    #[schemars(range(min = 0, max = 600000))]
+    pub wait_ms: Option<u64>,
+}
+
+/// Arguments of `shell_kill`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ShellKillArgs {
+    /// The job id, e.g. `job-1`.
+    pub id: String,
+}
+
+/// The `shell` tool.
+pub struct ShellTool {
+    shell: Shell,
+}
+
+impl ShellTool {
+    /// `shell` over `shell`.
+    pub fn new(shell: Shell) -> Self {
+        Self { shell }
+    }
+}
+
+impl Tool for ShellTool {
+    type Args = ShellArgs;
+
+    fn name(&self) -> &str {
+        "shell"
+    }
+
+    fn description(&self) -> &str {
+        SHELL_DESCRIPTION
+    }
+
+    async fn execute(&self, args: ShellArgs, ctx: ToolContext) -> ToolOutput {
+        if args.command.trim().is_empty() {
+            return ToolOutput::error("the command is empty");
+        }
+        let cwd = match workdir(&ctx, args.workdir.as_deref()) {
+            Ok(cwd) => cwd,
+            Err(refusal) => return refusal,
+        };
+        let timeout_ms = args
+            .timeout_ms
+            .unwrap_or(DEFAULT_TIMEOUT_MS)
+            .clamp(1, MAX_TIMEOUT_MS);
+        let request = CommandRequest {
+            command: args.command,
+            cwd,
+            timeout: (!args.background || args.timeout_ms.is_some())
+                .then(|| Duration::from_millis(timeout_ms)),
+            unsandboxed: false,
+        };
+        if args.background {
+            return match self.shell.start_job(&request) {
+                Ok(id) => ToolOutput::ok(format!(
+                    "started {id}; read its output with shell_output {{\"id\": \"{id}\"}}, end it \
+                     with shell_kill. It ends with the session at the latest."
+                )),
+                Err(message) => ToolOutput::error(message),
+            };
+        }
+        match self
+            .shell
+            .run(&request, ctx.cancel.clone(), ctx.progress.clone())
+            .await
+        {
+            Ok(report) => model_result(&report),
+            Err(e) => ToolOutput::error(format!("the command could not be started: {e}")),
+        }
+    }
+}
+
+/// The directory a call runs in: the working directory or `workdir` inside it.
+fn workdir(ctx: &ToolContext, workdir: Option<&str>) -> Result<PathBuf, ToolOutput> {
+    let Some(dir) = workdir.filter(|d| !d.trim().is_empty() && d.trim() != ".") else {
+        return Ok(ctx.cwd.clone());
+    };
+    let safe = resolve_in_cwd(&ctx.cwd, dir).map_err(ToolOutput::from)?;
+    if !safe.absolute.is_dir() {
+        return Err(ToolOutput::error(format!(
+            "workdir {dir:?} is not a directory"
+        )));
+    }
+    Ok(safe.absolute)
+}
+
+/// The text the model gets for a finished command.
+pub(crate) fn model_result(report: &CommandReport) -> ToolOutput {
+    let mut text = format!("{} after {}", report.status, seconds(report.took));
+    match &report.sandbox {
+        SandboxState::Enforced { .. } | SandboxState::Off => {}
+        other => text.push_str(&format!(" ({other})")),
+    }
+    text.push('\n');
+    if report.output.is_empty() {
+        text.push_str("(no output)\n");
+    } else {
+        text.push_str(&report.output);
+        if !report.output.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    match &report.log {
+        None => {}
+        Some(Ok(path)) => text.push_str(&format!(
+            "[full output: {} bytes in {}]\n",
+            report.output_bytes,
+            path.display()
+        )),
+        Some(Err(e)) => text.push_str(&format!("[the full output could not be kept: {e}]\n")),
+    }
+    if !report.success && report.sandbox.is_enforced() && looks_denied(&report.output) {
+        text.push_str(
+            "[the sandbox may have refused this: it allows writes only inside the working \
+             directory, $TMPDIR and the configured writable roots, and no network unless \
+             configured]\n",
+        );
+    }
+    if report.success {
+        ToolOutput::ok(text)
+    } else {
+        ToolOutput::error(text)
+    }
+}
+
+/// Whether output reads like a sandbox refusal.
+pub(crate) fn looks_denied(output: &str) -> bool {
+    [
+        "Permission denied",
+        "Operation not permitted",
+        "Read-only file system",
+    ]
+    .iter()
+    .any(|needle| output.contains(needle))
+}
+
+/// The `shell_output` tool.
+pub struct ShellOutputTool {
+    shell: Shell,
+}
+
+impl ShellOutputTool {
+    /// `shell_output` over `shell`.
+    pub fn new(shell: Shell) -> Self {
+        Self { shell }
+    }
+}
+
+impl Tool for ShellOutputTool {
+    type Args = ShellOutputArgs;
+
+    fn name(&self) -> &str {
+        "shell_output"
+    }
+
+    fn description(&self) -> &str {
+        OUTPUT_DESCRIPTION
+    }
+
+    async fn execute(&self, args: ShellOutputArgs, ctx: ToolContext) -> ToolOutput {
+        let wait = Duration::from_millis(args.wait_ms.unwrap_or(0).min(MAX_WAIT_MS));
+        let read = match self.shell.read_job(&args.id, wait, &ctx.cancel).await {
+            Ok(read) => read,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let mut text = format!("{}: {}\n", read.info.id, read.info.state);
+        if read.omitted > 0 {
+            text.push_str(&format!("… {} bytes omitted …\n", read.omitted));
+        }
+        if read.text.is_empty() {
+            text.push_str("(no new output)\n");
+        } else {
+            text.push_str(&read.text);
+            if !read.text.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+        if let Some(log) = read.log {
+            text.push_str(&format!("[full output: {}]\n", log.display()));
+        }
+        ToolOutput::ok(text)
+    }
+}
+
+/// The `shell_kill` tool.
+pub struct ShellKillTool {
+    shell: Shell,
+}
+
+impl ShellKillTool {
+    /// `shell_kill` over `shell`.
+    pub fn new(shell: Shell) -> Self {
+        Self { shell }
+    }
+}
+
+impl Tool for ShellKillTool {
+    type Args = ShellKillArgs;
+
+    fn name(&self) -> &str {
+        "shell_kill"
+    }
+
+    fn description(&self) -> &str {
+        KILL_DESCRIPTION
+    }
+
+    async fn execute(&self, args: ShellKillArgs, _ctx: ToolContext) -> ToolOutput {
+        match self.shell.kill_job(&args.id).await {
+            Ok(info) => ToolOutput::ok(format!("{}: {}", info.id, info.state)),
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+}
