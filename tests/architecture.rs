@@ -9,11 +9,15 @@ use std::path::Path;
 const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("ai", &["protocol"]),
-    ("tool", &["protocol"]),
+    ("permission", &["protocol"]),
+    ("tool", &["protocol", "permission"]),
     ("context", &["protocol", "ai"]),
     ("session", &["protocol"]),
     ("config", &["protocol"]),
-    ("agent", &["protocol", "ai", "tool", "context", "session"]),
+    (
+        "agent",
+        &["protocol", "ai", "tool", "context", "session", "permission"],
+    ),
     ("tui", &["protocol"]),
 ];
 

@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ai::{Adaptor, RetryPolicy};
 use crate::context::ContextConfig;
+use crate::permission::Permits;
 use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
@@ -135,6 +136,8 @@ struct Shared {
     window_tokens: AtomicU64,
     context_window: u64,
     strategy_enabled: bool,
+    /// What gated tool calls may do; replaced by [`Agent::set_permits`].
+    permits: Mutex<Permits>,
 }
 
 impl Shared {
@@ -144,6 +147,14 @@ impl Shared {
         self.queue
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The permits the next tool calls run with.
+    fn permits(&self) -> Permits {
+        self.permits
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 }
 
@@ -188,6 +199,7 @@ impl Agent {
             window_tokens: AtomicU64::new(0),
             context_window: config.context.context_window,
             strategy_enabled: config.context.strategy_enabled,
+            permits: Mutex::new(Permits::default()),
         });
         let tools = ToolRegistry::new();
         let recall = RecallTool::new(config.session.clone());
@@ -249,6 +261,22 @@ impl Agent {
         let (done, outcome) = oneshot::channel();
         self.push(Job::Compact { done })?;
         outcome.await.map_err(|_| AgentError::Closed)
+    }
+
+    /// Replaces what gated tool calls (edits, commands) may do; calls that
+    /// start afterwards use the new permits. The default asks nobody and so
+    /// denies what is not allowed by a rule.
+    pub fn set_permits(&self, permits: Permits) {
+        *self
+            .shared
+            .permits
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = permits;
+    }
+
+    /// The permits gated tool calls run with (for `/permissions`).
+    pub fn permits(&self) -> Permits {
+        self.shared.permits()
     }
 
     /// Uses another model provider from the next turn on.

@@ -26,6 +26,7 @@ impl Worker {
             cancel: cancel.clone(),
             read_roots: self.skill_roots.snapshot(),
             progress: None,
+            permits: self.shared.permits(),
         };
         let mut running: FuturesUnordered<_> = calls
             .iter()

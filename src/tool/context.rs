@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::permission::Permits;
+
 /// Where a tool runs and how it learns that it should stop.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -20,10 +22,14 @@ pub struct ToolContext {
     /// Where the call shows live output while it runs; `None` when nobody
     /// watches.
     pub progress: Option<ToolProgress>,
+    /// Decides gated calls: a writing tool prepares its change, then asks
+    /// here, and writes only when allowed.
+    pub permits: Permits,
 }
 
 impl ToolContext {
-    /// A context for `cwd`, canonicalised here.
+    /// A context for `cwd`, canonicalised here, with [`Permits::default`]
+    /// (gated calls denied unless a rule allows them).
     ///
     /// Fails when `cwd` does not exist or cannot be resolved.
     pub fn new(cwd: impl AsRef<Path>, cancel: CancellationToken) -> std::io::Result<Self> {
@@ -32,6 +38,7 @@ impl ToolContext {
             cancel,
             read_roots: Vec::new(),
             progress: None,
+            permits: Permits::default(),
         })
     }
 }

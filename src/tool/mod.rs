@@ -19,6 +19,7 @@ pub mod builtin;
 mod context;
 mod definition;
 mod labelled;
+pub mod patch;
 mod registry;
 pub mod sandbox;
 mod schema;
