@@ -1,31 +1,35 @@
 //! `load_skill`: a skill's full instructions and file list.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::Skill;
+use crate::tool::fs::Root;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 /// Most files listed for one skill.
 const MAX_LISTED_FILES: usize = 200;
 
-/// Folders of skills loaded in this agent; their files become readable.
+/// Folders of skills loaded in this agent, held as handles; their files
+/// become readable.
 #[derive(Clone, Default)]
-pub(super) struct SkillRoots(Arc<Mutex<Vec<PathBuf>>>);
+pub(super) struct SkillRoots(Arc<Mutex<Vec<Root>>>);
 
 impl SkillRoots {
-    fn add(&self, dir: PathBuf) {
+    fn add(&self, dir: Root) {
         let mut roots = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if !roots.contains(&dir) {
+        if !roots
+            .iter()
+            .any(|r| r.identity().same_file(&dir.identity()))
+        {
             roots.push(dir);
         }
     }
 
     /// The loaded skills' folders.
-    pub(super) fn snapshot(&self) -> Vec<PathBuf> {
+    pub(super) fn snapshot(&self) -> Vec<Root> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
@@ -82,8 +86,9 @@ impl Tool for LoadSkillTool {
         let files = tokio::task::spawn_blocking(move || list_files(&dir))
             .await
             .unwrap_or_default();
-        self.roots
-            .add(std::fs::canonicalize(&skill.dir).unwrap_or_else(|_| skill.dir.clone()));
+        if let Ok(root) = Root::open(&skill.dir) {
+            self.roots.add(root);
+        }
         let mut out = format!(
             "[what]: skill\n[name]: {}\n[dir]: {}\n[files]:\n",
             skill.name,

@@ -18,6 +18,7 @@
 pub mod builtin;
 mod context;
 mod definition;
+pub mod fs;
 mod labelled;
 pub mod patch;
 mod registry;

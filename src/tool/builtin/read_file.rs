@@ -74,7 +74,13 @@ impl Tool for ReadFileTool {
         }
         let file = match resolve_in_cwd(&ctx.cwd, &args.path) {
             Ok(file) => file,
-            Err(refusal) => match resolve_in_roots(&ctx.read_roots, &args.path) {
+            Err(refusal) => match resolve_in_roots(
+                &ctx.read_roots
+                    .iter()
+                    .map(|r| r.display_path().to_path_buf())
+                    .collect::<Vec<_>>(),
+                &args.path,
+            ) {
                 Some(file) => file,
                 None => return refusal.into(),
             },

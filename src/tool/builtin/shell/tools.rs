@@ -9,7 +9,6 @@ use serde::Deserialize;
 use super::jobs::seconds;
 use super::{CommandReport, CommandRequest, Shell};
 use crate::sandbox::SandboxState;
-use crate::tool::sandbox::resolve_in_cwd;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 /// Default timeout of a foreground command.
@@ -131,18 +130,17 @@ impl Tool for ShellTool {
     }
 }
 
-/// The directory a call runs in: the working directory or `workdir` inside it.
+/// The directory a call runs in: the working directory, or `workdir`
+/// checked through the confined API to be a directory beneath it. The
+/// command is then started in it by path (the sandbox confines its writes
+/// whatever the tree does meanwhile).
 fn workdir(ctx: &ToolContext, workdir: Option<&str>) -> Result<PathBuf, ToolOutput> {
     let Some(dir) = workdir.filter(|d| !d.trim().is_empty() && d.trim() != ".") else {
         return Ok(ctx.cwd.clone());
     };
-    let safe = resolve_in_cwd(&ctx.cwd, dir).map_err(ToolOutput::from)?;
-    if !safe.absolute.is_dir() {
-        return Err(ToolOutput::error(format!(
-            "workdir {dir:?} is not a directory"
-        )));
-    }
-    Ok(safe.absolute)
+    let rel = ctx.root.relative(dir).map_err(ToolOutput::from)?;
+    ctx.root.open_dir(&rel).map_err(ToolOutput::from)?;
+    Ok(ctx.cwd.join(rel.to_os_path()))
 }
 
 /// The text the model gets for a finished command.
