@@ -63,7 +63,16 @@ async fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Tool { name, args }) => cli::tool_cmd::run(&name, &args, &cwd)
             .await
             .map_err(|e| UsageError(format!("{e:#}")).into()),
-        Some(Command::Exec(exec)) => run_exec(exec, &cli.model, cli.log_level, &cwd).await,
+        Some(Command::Exec(exec)) => {
+            run_exec(
+                exec,
+                &cli.model,
+                cli.log_level,
+                cli.sandbox.as_deref(),
+                &cwd,
+            )
+            .await
+        }
         Some(Command::Sessions { all, json, limit }) => {
             let manager = open_store()?;
             cli::sessions::list(&manager, &cwd, all, json, limit).await
@@ -93,7 +102,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 (true, None) => SessionChoice::New,
                 (false, None) => SessionChoice::Latest,
             };
-            let setup = setup(&cli.model, cli.log_level)?;
+            let setup = setup(&cli.model, cli.log_level, cli.sandbox.as_deref())?;
             let (settings, model_missing) = match setup.resolution {
                 Resolution::Ready(settings) => (settings, None),
                 Resolution::NoModel { message, settings } => (settings, Some(message)),
@@ -105,6 +114,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 model_missing,
                 choice,
                 initial_prompt: cli.prompt,
+                env: std::env::vars_os().collect(),
             };
             cli::interactive::run(launch).await
         }
@@ -140,7 +150,7 @@ fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String
             println!("skills:   {}", paths.skills_dir.display());
         }
         ConfigAction::Show => {
-            let setup = setup(model, log_level)?;
+            let setup = setup(model, log_level, None)?;
             if let Resolution::NoModel { message, .. } = &setup.resolution {
                 println!("# {message}");
             }
@@ -157,7 +167,7 @@ struct Setup {
     _log: Option<config::LogGuard>,
 }
 
-fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
+fn setup(model: &ModelFlags, log_level: Option<String>, sandbox: Option<&str>) -> Result<Setup> {
     let env = env();
     let paths = paths(&env)?;
     let flags = Flags {
@@ -167,7 +177,10 @@ fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
         context_window: model.context_window,
         log_level,
     };
-    let resolution = config::load(&paths, &env, &flags)?;
+    let mut resolution = config::load(&paths, &env, &flags)?;
+    if let Some(mode) = sandbox {
+        resolution.settings_mut().sandbox.mode = mode.to_string();
+    }
     let settings = resolution.settings();
     // Logging is best effort: a read-only state dir must not stop the agent.
     let log = config::init_logging(&paths, &settings.log_level).ok();
@@ -185,9 +198,10 @@ async fn run_exec(
     args: ExecArgs,
     model: &ModelFlags,
     log_level: Option<String>,
+    sandbox: Option<&str>,
     cwd: &Path,
 ) -> Result<Exit> {
-    let setup = setup(model, log_level)?;
+    let setup = setup(model, log_level, sandbox)?;
     let settings: &Settings = match &setup.resolution {
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),
@@ -223,6 +237,14 @@ async fn run_exec(
     for warning in warnings {
         eprintln!("warning: {warning}");
     }
+    let full = agent.permits().mode() == light_agent::permission::Mode::Full;
+    let shell = build::shell(
+        &setup.paths,
+        settings,
+        &std::env::vars_os().collect::<Vec<_>>(),
+        full,
+    );
+    build::register_shell(&agent, &shell)?;
     if resumed {
         agent.load_session().await?;
     }

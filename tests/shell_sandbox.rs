@@ -5,6 +5,13 @@
 
 mod support;
 
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use light_agent::permission::{
+    ApprovalDecision, ApprovalDetail, ApprovalRequest, Approver, Mode, Permits, Policy, RuleList,
+    SandboxState as PermitSandbox,
+};
 use light_agent::sandbox::{SandboxMode, SandboxPolicy, SandboxState};
 use support::shell_harness::{ShellHarness, exists};
 
@@ -132,17 +139,69 @@ async fn signals_to_the_agent_are_refused_from_inside() {
     assert!(!out.is_error, "{}", out.content);
 }
 
+/// Says yes to everything and keeps what it was asked.
+#[derive(Default)]
+struct Recording(Mutex<Vec<ApprovalRequest>>);
+
+impl Approver for Recording {
+    fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
+        self.0.lock().unwrap().push(request);
+        Box::pin(async { ApprovalDecision::Approve })
+    }
+}
+
 #[tokio::test]
-async fn forced_unavailable_is_reported_not_hidden() {
-    let h = ShellHarness::sandboxed(SandboxPolicy {
+async fn forced_unavailable_makes_auto_ask_and_says_so() {
+    let mut h = ShellHarness::sandboxed(SandboxPolicy {
         simulate_unavailable: true,
         ..SandboxPolicy::default()
     });
+    let state = h.shell.sandbox_state().clone();
     assert!(
-        matches!(h.shell.sandbox_state(), SandboxState::Unavailable { .. }),
-        "{:?}",
-        h.shell.sandbox_state()
+        matches!(state, SandboxState::Unavailable { .. }),
+        "{state:?}"
+    );
+    assert!(state.to_string().starts_with("NOT sandboxed"), "{state}");
+    let approver = Arc::new(Recording::default());
+    h.permits = Permits::new(
+        Policy::new(Mode::Auto, RuleList::default()),
+        Some(approver.clone()),
     );
     let out = h.sh("echo ran").await;
+    assert!(out.content.contains("ran"), "{}", out.content);
     assert!(out.content.contains("NOT sandboxed"), "{}", out.content);
+    let asked = approver.0.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "auto must ask when the sandbox is missing");
+    assert!(matches!(
+        &asked[0].detail,
+        ApprovalDetail::Command {
+            sandbox: PermitSandbox::Unsandboxed,
+            ..
+        }
+    ));
+}
+
+#[tokio::test]
+async fn an_enforced_sandbox_runs_auto_commands_without_asking() {
+    let mut h = ShellHarness::sandboxed(SandboxPolicy::default());
+    let approver = Arc::new(Recording::default());
+    h.permits = Permits::new(
+        Policy::new(Mode::Auto, RuleList::default()),
+        Some(approver.clone()),
+    );
+    let out = h.sh("echo ran").await;
+    assert!(!out.is_error, "{}", out.content);
+    assert!(approver.0.lock().unwrap().is_empty());
+    // A redirect out of the sandbox is asked about, even in auto.
+    let _ = h.sh("echo x > /etc/light-agent-never").await;
+    assert_eq!(approver.0.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn read_only_permissions_deny_commands() {
+    let mut h = ShellHarness::sandboxed(SandboxPolicy::default());
+    h.permits = Permits::new(Policy::new(Mode::ReadOnly, RuleList::default()), None);
+    let out = h.sh("echo x > f").await;
+    assert!(out.is_error, "{}", out.content);
+    assert!(!exists(&h.work.path().join("f")));
 }

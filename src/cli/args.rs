@@ -23,6 +23,9 @@ pub struct Cli {
     /// Log level for the log file (e.g. info, debug, light_agent=trace).
     #[arg(long, global = true, value_name = "FILTER")]
     pub log_level: Option<String>,
+    /// How commands are confined: workspace-write (default), read-only, or off.
+    #[arg(long, global = true, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"])]
+    pub sandbox: Option<String>,
     /// A prompt to send at once.
     pub prompt: Option<String>,
     #[command(subcommand)]

@@ -87,6 +87,8 @@ async fn print(
                     eprintln!("retrying ({attempt}) in {:.1}s: {message}", delay.as_secs_f64());
                 }
                 Some(Notice::Warning(text)) => eprintln!("warning: {text}"),
+                // Headless runs print results, not live progress.
+                Some(Notice::ToolOutput { .. }) => {}
                 None => notices_open = false,
             },
         }

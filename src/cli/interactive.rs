@@ -11,8 +11,11 @@ use anyhow::Result;
 use light_agent::agent::{Agent, Notice};
 use light_agent::ai::Adaptor;
 use light_agent::config::{Paths, Settings};
+use light_agent::permission::Mode;
 use light_agent::protocol::AgentEvent;
+use light_agent::sandbox::SandboxState;
 use light_agent::session::{AgentSession, SessionManager, SessionStatus};
+use light_agent::tool::builtin::shell::Shell;
 use light_agent::tui::{
     self, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiOptions, UiInput,
 };
@@ -38,6 +41,8 @@ pub struct Launch {
     pub choice: SessionChoice,
     /// A prompt to send at once.
     pub initial_prompt: Option<String>,
+    /// The process environment (commands start from it, secrets removed).
+    pub env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
 }
 
 /// Runs the TUI until the user quits.
@@ -105,6 +110,8 @@ struct RuntimeBridge {
     agent: Option<Agent>,
     events: Option<UnboundedReceiver<AgentEvent>>,
     notices: Option<UnboundedReceiver<Notice>>,
+    /// This session's command runner (its jobs, the user's `!cmd`).
+    shell: Option<Shell>,
 }
 
 impl RuntimeBridge {
@@ -127,6 +134,7 @@ impl RuntimeBridge {
             agent: None,
             events: None,
             notices: None,
+            shell: None,
         };
         bridge.attach(note).await?;
         Ok(bridge)
@@ -156,6 +164,28 @@ impl RuntimeBridge {
             for warning in warnings {
                 self.notice(NoticeLevel::Warn, warning);
             }
+            // Jobs of the previous session end with it.
+            if let Some(old) = self.shell.take() {
+                old.end_jobs();
+            }
+            let full = agent.permits().mode() == Mode::Full;
+            let shell = build::shell(
+                &self.launch.paths,
+                &self.launch.settings,
+                &self.launch.env,
+                full,
+            );
+            build::register_shell(&agent, &shell)?;
+            match shell.sandbox_state() {
+                state @ (SandboxState::Unavailable { .. } | SandboxState::Partial { .. }) => {
+                    self.notice(
+                        NoticeLevel::Warn,
+                        format!("commands run {state}; in auto mode each one is asked about"),
+                    );
+                }
+                _ => {}
+            }
+            self.shell = Some(shell);
             agent.load_session().await?;
             self.events = Some(agent.subscribe());
             self.notices = Some(agent.subscribe_notices());
@@ -187,6 +217,7 @@ impl RuntimeBridge {
                 Some(notice) = recv(&mut self.notices) => match notice {
                     Notice::Retrying { attempt, delay, message } => self.send(UiInput::Retrying { attempt, delay, message }),
                     Notice::Warning(text) => self.notice(NoticeLevel::Warn, text),
+                    Notice::ToolOutput { call_id, text } => self.send(UiInput::ToolOutput { call_id, text }),
                 },
             }
         }
@@ -395,6 +426,17 @@ impl RuntimeBridge {
             queued: state.map(|s| s.queued_prompts).unwrap_or(0),
             session_id: self.session.id().to_string(),
             is_running: state.is_some_and(|s| s.is_running),
+            sandbox: self
+                .shell
+                .as_ref()
+                .map(|s| s.sandbox_state().label().to_string())
+                .unwrap_or_default(),
+            sandbox_warning: self.shell.as_ref().is_some_and(|s| {
+                matches!(
+                    s.sandbox_state(),
+                    SandboxState::Unavailable { .. } | SandboxState::Partial { .. }
+                )
+            }),
         }));
     }
 

@@ -28,6 +28,8 @@ pub(crate) struct RawConfig {
     pub tui: RawTui,
     pub http: RawHttp,
     pub agent: RawAgent,
+    pub sandbox: RawSandbox,
+    pub shell: RawShell,
     /// One line per ignored key, naming file, line and column.
     pub warnings: Vec<String>,
 }
@@ -76,6 +78,23 @@ pub(crate) struct RawAgent {
     pub retries: Option<u32>,
 }
 
+/// The `[sandbox]` table.
+#[derive(Debug, Default)]
+pub(crate) struct RawSandbox {
+    pub mode: Option<String>,
+    pub writable_roots: Option<Vec<String>>,
+    pub network: Option<bool>,
+}
+
+/// The `[shell]` table.
+#[derive(Debug, Default)]
+pub(crate) struct RawShell {
+    pub env_passthrough: Option<Vec<String>>,
+}
+
+/// The sandbox modes `[sandbox] mode` and `--sandbox` accept.
+pub const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "off"];
+
 type Key<'i> = Spanned<DeString<'i>>;
 type Value<'i> = Spanned<DeValue<'i>>;
 
@@ -115,6 +134,8 @@ pub(crate) fn parse(file: &Path, text: &str) -> Result<RawConfig, ConfigError> {
             "tui" => raw.tui = reader.tui(value)?,
             "http" => raw.http = reader.http(value)?,
             "agent" => raw.agent = reader.agent(value)?,
+            "sandbox" => raw.sandbox = reader.sandbox(value)?,
+            "shell" => raw.shell = reader.shell(value)?,
             _ => reader.unknown(key, ""),
         }
     }
@@ -237,6 +258,61 @@ impl Reader<'_> {
             }
         }
         Ok(agent)
+    }
+
+    fn sandbox(&mut self, value: &Value<'_>) -> Result<RawSandbox, ConfigError> {
+        let mut sandbox = RawSandbox::default();
+        for (key, value) in self.table(value, "sandbox")? {
+            match key.get_ref().as_ref() {
+                "mode" => {
+                    let mode = self.string(value, "sandbox.mode")?;
+                    if !SANDBOX_MODES.contains(&mode.as_str()) {
+                        return Err(self.malformed(
+                            value.span(),
+                            format!(
+                                "`sandbox.mode` must be one of {}, found {mode:?}",
+                                SANDBOX_MODES.join(", ")
+                            ),
+                        ));
+                    }
+                    sandbox.mode = Some(mode);
+                }
+                "writable_roots" => {
+                    let roots = self.strings(value, "sandbox.writable_roots")?;
+                    if let Some(relative) = roots.iter().find(|r| !Path::new(r).is_absolute()) {
+                        return Err(self.malformed(
+                            value.span(),
+                            format!("`sandbox.writable_roots` must be absolute paths, found {relative:?}"),
+                        ));
+                    }
+                    sandbox.writable_roots = Some(roots);
+                }
+                "network" => sandbox.network = Some(self.boolean(value, "sandbox.network")?),
+                _ => self.unknown(key, "sandbox"),
+            }
+        }
+        Ok(sandbox)
+    }
+
+    fn shell(&mut self, value: &Value<'_>) -> Result<RawShell, ConfigError> {
+        let mut shell = RawShell::default();
+        for (key, value) in self.table(value, "shell")? {
+            match key.get_ref().as_ref() {
+                "env_passthrough" => {
+                    shell.env_passthrough = Some(self.strings(value, "shell.env_passthrough")?);
+                }
+                _ => self.unknown(key, "shell"),
+            }
+        }
+        Ok(shell)
+    }
+
+    /// An array of strings.
+    fn strings(&self, value: &Value<'_>, path: &str) -> Result<Vec<String>, ConfigError> {
+        match value.get_ref() {
+            DeValue::Array(items) => items.iter().map(|item| self.string(item, path)).collect(),
+            other => Err(self.wrong_type(value, path, "an array of strings", other)),
+        }
     }
 
     fn table<'v, 'i>(

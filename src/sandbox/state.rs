@@ -35,6 +35,16 @@ impl SandboxState {
         matches!(self, SandboxState::Enforced { .. })
     }
 
+    /// A word or two for the status line.
+    pub fn label(&self) -> &'static str {
+        match self {
+            SandboxState::Enforced { .. } => "sandboxed",
+            SandboxState::Partial { .. } => "partly sandboxed",
+            SandboxState::Unavailable { .. } => "NOT sandboxed",
+            SandboxState::Off => "no sandbox",
+        }
+    }
+
     /// The helper's report line (without the newline).
     pub fn report(&self) -> String {
         match self {

@@ -25,6 +25,9 @@ pub struct ToolContext {
     /// Folders outside `cwd` whose files `read_file` may read by absolute
     /// path (the folders of loaded skills), each held as a handle.
     pub read_roots: Vec<Root>,
+    /// The id of the call being run (empty outside a turn, e.g. the
+    /// `light-agent tool` command).
+    pub call_id: String,
     /// Where the call shows live output while it runs; `None` when nobody
     /// watches.
     pub progress: Option<ToolProgress>,
@@ -49,6 +52,7 @@ impl ToolContext {
             root,
             cancel,
             read_roots: Vec::new(),
+            call_id: String::new(),
             progress: None,
             permits: Permits::default(),
         }

@@ -250,6 +250,15 @@ impl App {
                 self.notice(NoticeLevel::Warn, &text);
             }
             UiInput::Notice { level, text } => self.notice(level, &text),
+            UiInput::ToolOutput { call_id, text } => {
+                if let Some(tool) = self
+                    .tools
+                    .iter_mut()
+                    .find(|t| t.pane.call.id == call_id && t.pane.outcome.is_none())
+                {
+                    tool.pane.live = Some(text);
+                }
+            }
             UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
             UiInput::QueuedReturned(prompts) => {
                 let mut parts: Vec<String> = prompts;

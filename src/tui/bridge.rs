@@ -75,6 +75,14 @@ pub enum UiInput {
         /// The text (may span lines).
         text: String,
     },
+    /// A running tool call's live output (its last lines), replacing what
+    /// its pane showed before.
+    ToolOutput {
+        /// The call.
+        call_id: String,
+        /// What to show.
+        text: String,
+    },
     /// Answer to [`Op::ListSessions`]: opens the resume picker.
     Sessions(Vec<SessionRow>),
     /// Prompts that were queued when the turn was interrupted; they go back
@@ -125,6 +133,11 @@ pub struct RuntimeStatus {
     pub session_id: String,
     /// Whether a turn is running.
     pub is_running: bool,
+    /// How commands run, e.g. `sandboxed`, `NOT sandboxed`, `no sandbox`
+    /// (empty: no shell tools).
+    pub sandbox: String,
+    /// Whether that is a warning (the sandbox is missing or partial).
+    pub sandbox_warning: bool,
 }
 
 /// One row of the resume picker.

@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use light_agent::permission::{Mode, Permits, Policy, RuleList};
 use light_agent::sandbox::SandboxPolicy;
 use light_agent::tool::builtin::shell::{self, SecretFilter, Shell, ShellConfig};
 use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry};
@@ -17,6 +18,9 @@ pub struct ShellHarness {
     pub logs: tempfile::TempDir,
     pub shell: Shell,
     pub registry: ToolRegistry,
+    /// What calls are decided by: `full` (the policy is not what these tests
+    /// check; the sandbox is), unless replaced.
+    pub permits: Permits,
 }
 
 impl ShellHarness {
@@ -70,12 +74,15 @@ impl ShellHarness {
             logs,
             shell,
             registry,
+            permits: Permits::new(Policy::new(Mode::Full, RuleList::default()), None),
         }
     }
 
     /// A tool context in the working directory.
     pub fn ctx(&self, cancel: CancellationToken) -> ToolContext {
-        ToolContext::new(self.work.path(), cancel).unwrap()
+        let mut ctx = ToolContext::new(self.work.path(), cancel).unwrap();
+        ctx.permits = self.permits.clone();
+        ctx
     }
 
     /// Calls `tool` with `args` (an `_intent` is added).

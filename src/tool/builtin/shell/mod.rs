@@ -139,6 +139,12 @@ impl Shell {
         &self.inner.state
     }
 
+    /// The directories a command in `cwd` may write beneath (none when
+    /// the sandbox is read-only).
+    pub fn writable_roots(&self, cwd: &Path) -> Vec<PathBuf> {
+        self.inner.config.sandbox.write_roots(cwd, &self.inner.tmp)
+    }
+
     /// The configuration.
     pub fn config(&self) -> &ShellConfig {
         &self.inner.config

@@ -1,6 +1,6 @@
 //! The `shell`, `shell_output` and `shell_kill` tools.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -8,6 +8,9 @@ use serde::Deserialize;
 
 use super::jobs::seconds;
 use super::{CommandReport, CommandRequest, Shell};
+use crate::permission::{
+    ApprovalDetail, ApprovalRequest, GateRequest, SandboxState as PermitSandbox, session_rules,
+};
 use crate::sandbox::SandboxState;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
@@ -99,6 +102,9 @@ impl Tool for ShellTool {
             Ok(cwd) => cwd,
             Err(refusal) => return refusal,
         };
+        if let Err(denied) = self.permit(&ctx, &args.command, &cwd).await {
+            return denied;
+        }
         let timeout_ms = args
             .timeout_ms
             .unwrap_or(DEFAULT_TIMEOUT_MS)
@@ -127,6 +133,58 @@ impl Tool for ShellTool {
             Ok(report) => model_result(&report),
             Err(e) => ToolOutput::error(format!("the command could not be started: {e}")),
         }
+    }
+}
+
+impl ShellTool {
+    /// Asks the permission layer whether `command` may run in `dir`; the
+    /// denial is the call's result.
+    async fn permit(&self, ctx: &ToolContext, command: &str, dir: &Path) -> Result<(), ToolOutput> {
+        let sandbox = if self.shell.sandbox_state().is_enforced() {
+            PermitSandbox::Sandboxed
+        } else {
+            PermitSandbox::Unsandboxed
+        };
+        let workdir = dir
+            .strip_prefix(&ctx.cwd)
+            .ok()
+            .filter(|rel| !rel.as_os_str().is_empty())
+            .map_or_else(|| ".".to_string(), |rel| rel.display().to_string());
+        let gate = GateRequest::Shell {
+            command: command.to_string(),
+            workdir: workdir.clone(),
+            dir: dir.display().to_string(),
+            writable_roots: self
+                .shell
+                .writable_roots(&ctx.cwd)
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            sandbox,
+        };
+        let prefixes: Vec<String> = session_rules(&gate).iter().map(|r| r.to_string()).collect();
+        let title = if prefixes.is_empty() {
+            format!("run {command}")
+        } else {
+            format!(
+                "run {command}  (a: allow {} this session)",
+                prefixes.join(", ")
+            )
+        };
+        let approval = ApprovalRequest {
+            call_id: ctx.call_id.clone(),
+            tool: "shell".into(),
+            title,
+            detail: ApprovalDetail::Command {
+                command: command.to_string(),
+                workdir,
+                sandbox,
+            },
+        };
+        ctx.permits
+            .request(gate, approval)
+            .await
+            .map_err(|denied| ToolOutput::error(denied.message))
     }
 }
 
