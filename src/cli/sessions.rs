@@ -70,6 +70,7 @@ fn info_json(s: &SessionInfo) -> serde_json::Value {
 
 /// Prints one session, as markdown or as JSON lines.
 pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit> {
+    let id = &manager.resolve(id).await?;
     let session = manager.open_session(id).await?;
     let events = session.load_all().await?;
     if json {

@@ -12,9 +12,11 @@
 //! Architecture invariant: this module depends on serde only.
 
 mod event;
+mod job;
 mod tool;
 
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
+pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
 pub use tool::{ToolCall, ToolOutcome, ToolSpec};
 
 /// Current time as milliseconds since the Unix epoch (0 if the clock is

@@ -12,15 +12,23 @@ use std::time::{Duration, Instant};
 use crossterm::event::Event as TermEvent;
 use ratatui::text::Line;
 
-use super::bridge::{NoticeLevel, Op, RuntimeStatus, SessionHeader, TuiOptions, UiInput};
+use super::bridge::{
+    NoticeLevel, Op, Report, RuntimeStatus, SessionHeader, TokenTotals, TuiOptions, UiInput,
+};
 use super::stream::MarkdownStream;
 use super::transcript::{TranscriptItem, TranscriptView};
 use super::view::composer::Composer;
+use super::view::model_picker::ModelPicker;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::{Activity, StatusView};
 use super::view::tool_pane::ToolPane;
-use super::view::{notice, output_cell, session_header, thought_cell, user_cell};
-use crate::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
+use super::view::{
+    notice, output_cell, session_header, sessions_report, skills_report, slash_popup,
+    status_report, thought_cell, tools_report, user_cell,
+};
+use crate::protocol::{
+    AgentEvent, InputSource, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall, ToolOutcome,
+};
 
 /// Time within which a second Ctrl+C quits.
 const DOUBLE_PRESS: Duration = Duration::from_secs(1);
@@ -54,6 +62,7 @@ pub(crate) struct LiveTool {
 pub(crate) enum Popup {
     None,
     Picker(ResumePicker),
+    Models(ModelPicker),
 }
 
 /// The UI's whole state.
@@ -66,15 +75,28 @@ pub struct App {
     pub(crate) tick: u64,
     pub(crate) composer: Composer,
     pub(crate) status: RuntimeStatus,
-    pub(crate) running: bool,
+    /// The session's tokens: what the runtime reported at open, plus every
+    /// `agent_trace` since.
+    pub(crate) tokens: TokenTotals,
+    /// The job running now, from its `Started` to its `Ended`.
+    pub(crate) job: Option<(JobId, JobKind)>,
+    /// Prompts sent but not yet answered by `Queued` or `PromptRejected`:
+    /// Esc in that window still interrupts.
+    pub(crate) awaiting: usize,
+    /// A summary arrived during the running compaction (reported once).
+    compact_reported: bool,
     pub(crate) activity: Activity,
     pub(crate) turn_started: Option<Instant>,
     pub(crate) thought: Option<LiveThought>,
     thought_done: Option<Meta>,
     pub(crate) output: Option<LiveOutput>,
     pub(crate) tools: Vec<LiveTool>,
+    /// Queued prompts' texts, oldest first, and their ids beside them.
     pub(crate) queued: Vec<String>,
+    pub(crate) queued_ids: Vec<JobId>,
     pub(crate) popup: Popup,
+    /// The slash-command popup is open (opened by typing `/`).
+    pub(crate) slash_open: bool,
     pub(crate) slash_selected: usize,
     pub(crate) overlay: Option<TranscriptView>,
     pub(crate) transcript: Vec<TranscriptItem>,
@@ -101,7 +123,10 @@ impl App {
             tick: 0,
             composer,
             status: RuntimeStatus::default(),
-            running: false,
+            tokens: TokenTotals::default(),
+            job: None,
+            awaiting: 0,
+            compact_reported: false,
             activity: Activity::Idle,
             turn_started: None,
             thought: None,
@@ -109,7 +134,9 @@ impl App {
             output: None,
             tools: Vec::new(),
             queued: Vec::new(),
+            queued_ids: Vec::new(),
             popup: Popup::None,
+            slash_open: false,
             slash_selected: 0,
             overlay: None,
             transcript: Vec::new(),
@@ -193,10 +220,46 @@ impl App {
         self.activity
     }
 
+    /// Whether a job runs or a sent prompt is not yet answered.
+    pub fn is_busy(&self) -> bool {
+        self.job.is_some() || self.awaiting > 0
+    }
+
+    /// The session's tokens so far.
+    pub fn tokens(&self) -> TokenTotals {
+        self.tokens
+    }
+
+    /// The popup's lines (pickers, or the slash-command list while it is
+    /// open), drawn above the composer.
+    pub fn popup_lines(&self, width: u16) -> Vec<Line<'static>> {
+        match &self.popup {
+            Popup::Picker(picker) => picker.lines(self.now_ms, width),
+            Popup::Models(picker) => picker.lines(width),
+            Popup::None => {
+                let matching = self.slash_matches();
+                slash_popup::lines(
+                    &matching,
+                    self.slash_selected.min(matching.len().saturating_sub(1)),
+                    width,
+                )
+            }
+        }
+    }
+
+    /// The commands the open slash popup lists (none when it is closed).
+    pub(crate) fn slash_matches(&self) -> Vec<super::commands::SlashCommand> {
+        if !self.slash_open {
+            return Vec::new();
+        }
+        slash_popup::matches(&self.composer.text())
+    }
+
     /// The status line as it would be drawn now.
     pub fn status_view(&self) -> StatusView<'_> {
         StatusView {
             status: &self.status,
+            tokens: self.tokens,
             activity: self.activity,
             elapsed: self
                 .turn_started
@@ -226,17 +289,9 @@ impl App {
     fn on_input(&mut self, input: UiInput) {
         match input {
             UiInput::Event(event) => self.on_event(event, false),
+            UiInput::Job(update) => self.on_job(update),
             UiInput::Session { header, recent } => self.on_session(header, recent),
-            UiInput::Status(status) => {
-                if !status.is_running && self.running && self.live_is_empty() {
-                    self.set_idle();
-                } else if status.is_running && !self.running {
-                    self.running = true;
-                    self.activity = Activity::Thinking;
-                    self.turn_started = Some(self.now);
-                }
-                self.status = status;
-            }
+            UiInput::Status(status) => self.status = status,
             UiInput::Retrying {
                 attempt,
                 delay,
@@ -259,25 +314,112 @@ impl App {
                     tool.pane.live = Some(text);
                 }
             }
+            UiInput::PromptRejected { text, reason } => {
+                self.awaiting = self.awaiting.saturating_sub(1);
+                self.notice(NoticeLevel::Error, &reason);
+                self.restore_prompts(vec![text]);
+            }
             UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
-            UiInput::QueuedReturned(prompts) => {
-                let mut parts: Vec<String> = prompts;
-                self.queued.retain(|q| !parts.contains(q));
-                let draft = self.composer.text();
-                if !draft.trim().is_empty() {
-                    parts.push(draft);
-                }
-                self.composer.set_text(&parts.join("\n"));
+            UiInput::Models(rows) => {
+                let current = self.status.model.clone();
+                self.popup = Popup::Models(ModelPicker::new(rows, &current));
+            }
+            UiInput::Report(report) => {
+                let lines = match &report {
+                    Report::Status(r) => status_report::lines(r, self.width),
+                    Report::Tools(r) => tools_report::lines(r, self.width),
+                    Report::Skills(r) => skills_report::lines(r, self.width),
+                    Report::Sessions(r) => sessions_report::lines(r, self.now_ms, self.width),
+                };
+                self.commit_cell(lines);
             }
         }
+    }
+
+    /// Job updates are the only source of running / idle / queued.
+    fn on_job(&mut self, update: JobUpdate) {
+        match update {
+            JobUpdate::Queued { id, kind, text } => {
+                if kind == JobKind::Prompt {
+                    self.awaiting = self.awaiting.saturating_sub(1);
+                    self.queued.push(text);
+                    self.queued_ids.push(id);
+                }
+            }
+            JobUpdate::Started { id, kind } => {
+                self.unqueue(id);
+                self.job = Some((id, kind));
+                self.compact_reported = false;
+                self.activity = match kind {
+                    JobKind::Prompt => Activity::Thinking,
+                    JobKind::Compact => Activity::Compacting,
+                    JobKind::LoadSession => Activity::Loading,
+                };
+                self.turn_started = Some(self.now);
+            }
+            JobUpdate::Ended {
+                id,
+                kind,
+                cause,
+                message,
+                window_tokens,
+            } => {
+                self.status.window_tokens = window_tokens;
+                if self.job.is_some_and(|(running, _)| running == id) {
+                    self.flush_live(false);
+                    self.job = None;
+                    self.set_idle();
+                }
+                match (kind, cause) {
+                    // A prompt's end was shown with its agent_stop.
+                    (JobKind::Prompt, _) => {}
+                    (JobKind::LoadSession, StopCause::Done) => {}
+                    (JobKind::Compact, StopCause::Done) if self.compact_reported => {}
+                    (_, StopCause::Done) => self.notice(NoticeLevel::Info, &message),
+                    (_, StopCause::User) => self.notice(NoticeLevel::Warn, &message),
+                    (_, StopCause::Llm | StopCause::Runtime) => {
+                        self.notice(NoticeLevel::Error, &message)
+                    }
+                }
+            }
+            JobUpdate::Withdrawn(prompts) => {
+                let mut texts = Vec::with_capacity(prompts.len());
+                for prompt in prompts {
+                    self.unqueue(prompt.id);
+                    texts.push(prompt.text);
+                }
+                self.restore_prompts(texts);
+            }
+        }
+    }
+
+    fn unqueue(&mut self, id: JobId) {
+        if let Some(i) = self.queued_ids.iter().position(|q| *q == id) {
+            self.queued_ids.remove(i);
+            self.queued.remove(i);
+        }
+    }
+
+    /// Puts prompts that did not run back into the composer, ahead of
+    /// whatever is being typed.
+    fn restore_prompts(&mut self, mut parts: Vec<String>) {
+        let draft = self.composer.text();
+        if !draft.trim().is_empty() {
+            parts.push(draft);
+        }
+        self.composer.set_text(&parts.join("\n"));
+        self.slash_open = false;
     }
 
     fn on_session(&mut self, header: SessionHeader, recent: Vec<AgentEvent>) {
         self.flush_live(false);
         self.set_idle();
+        self.job = None;
         self.queued.clear();
+        self.queued_ids.clear();
         self.transcript.clear();
         self.status.session_id = header.id.clone();
+        self.tokens = header.tokens;
         let lines = session_header::lines(&header, self.now_ms, self.width);
         self.commit_cell(lines);
         self.transcript.push(TranscriptItem::Header(header));
@@ -298,9 +440,6 @@ impl App {
                 self.flush_live(replay);
                 match source {
                     InputSource::User => {
-                        if let Some(i) = self.queued.iter().position(|q| *q == text) {
-                            self.queued.remove(i);
-                        }
                         let lines = user_cell::lines(&text, self.width);
                         self.commit_cell(lines);
                     }
@@ -308,11 +447,6 @@ impl App {
                         let first = text.lines().next().unwrap_or("").to_string();
                         self.notice(NoticeLevel::Info, &format!("system: {first}"));
                     }
-                }
-                if !replay {
-                    self.running = true;
-                    self.activity = Activity::Thinking;
-                    self.turn_started.get_or_insert(self.now);
                 }
             }
             AgentEvent::ThoughtDelta { text, .. } => {
@@ -426,9 +560,8 @@ impl App {
                 };
                 match cause {
                     StopCause::Done => {}
-                    StopCause::User => {
-                        self.notice(NoticeLevel::Warn, &format!("interrupted{detail}"))
-                    }
+                    // Who interrupted is known; the reason adds nothing.
+                    StopCause::User => self.notice(NoticeLevel::Warn, "interrupted"),
                     StopCause::Llm => {
                         self.notice(NoticeLevel::Error, &format!("model call failed{detail}"))
                     }
@@ -437,11 +570,21 @@ impl App {
                     }
                 }
                 if !replay {
-                    self.set_idle();
+                    // The turn is over on screen; the job ends right after.
+                    self.activity = Activity::Idle;
                 }
             }
-            AgentEvent::AgentTrace { .. } => {}
+            AgentEvent::AgentTrace { usage, .. } => {
+                if !replay {
+                    self.tokens
+                        .add(usage.input, usage.output, usage.cached.unwrap_or(0));
+                    if usage.total > 0 {
+                        self.status.window_tokens = usage.total;
+                    }
+                }
+            }
             AgentEvent::AgentSummary { covers_through, .. } => {
+                self.compact_reported = true;
                 let text = format!(
                     "context compacted (summary through turn {} step {})",
                     covers_through.turn, covers_through.step
@@ -453,13 +596,8 @@ impl App {
     }
 
     fn set_idle(&mut self) {
-        self.running = false;
         self.activity = Activity::Idle;
         self.turn_started = None;
-    }
-
-    fn live_is_empty(&self) -> bool {
-        self.thought.is_none() && self.output.is_none() && self.tools.is_empty()
     }
 
     fn collapse_thought(&mut self, meta: Meta) {

@@ -4,7 +4,8 @@
 //! - [`bridge`]: the contract with the runtime — [`Op`] out, [`UiInput`]
 //!   in, [`TuiOptions`], [`TuiError`].
 //! - [`app`]: the view-model [`App`]; `update(msg)` is its only mutator.
-//! - [`keymap`]: key presses to actions; [`commands`]: slash commands.
+//! - [`keymap`]: key presses to actions; [`commands`]: the slash commands
+//!   ([`commands::SlashCommand`]); [`reports`]: typed command answers.
 //! - [`stream`], [`markdown`], [`highlight`], [`wrap`]: turning text into
 //!   styled, wrapped lines (streamed answers commit in complete lines).
 //! - [`view`]: one file per widget; [`view::live::render`] draws the live
@@ -23,6 +24,7 @@ pub mod commands;
 pub mod highlight;
 pub mod keymap;
 pub mod markdown;
+pub mod reports;
 pub mod runner;
 pub mod stream;
 pub mod terminal;
@@ -39,7 +41,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, AppMsg};
 pub use bridge::{
-    NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiError, TuiOptions, UiInput,
+    ModelChoice, NoticeLevel, Op, Report, ReportKind, RuntimeStatus, SessionHeader, SessionRow,
+    SessionsReport, SkillRow, SkillsReport, StatusReport, TokenTotals, ToolRow, TuiError,
+    TuiOptions, TurnTokens, UiInput,
 };
 
 use crate::protocol::now_millis;
