@@ -305,6 +305,38 @@ impl App {
                 self.notice(NoticeLevel::Warn, &text);
             }
             UiInput::Notice { level, text } => self.notice(level, &text),
+            UiInput::UserShellStarted { id, command } => {
+                let call = ToolCall {
+                    id,
+                    name: "!".into(),
+                    args: serde_json::json!({ "command": command }),
+                };
+                self.tools.push(LiveTool {
+                    pane: ToolPane::new(call),
+                    started: Some(self.now),
+                });
+            }
+            UiInput::UserShellDone {
+                id,
+                result,
+                is_error,
+            } => {
+                let now = self.now;
+                if let Some(tool) = self
+                    .tools
+                    .iter_mut()
+                    .find(|t| t.pane.call.id == id && t.pane.outcome.is_none())
+                {
+                    tool.pane.took = tool.started.map(|s| now.saturating_duration_since(s));
+                    tool.pane.outcome = Some(ToolOutcome {
+                        id,
+                        name: "!".into(),
+                        result,
+                        is_error,
+                    });
+                }
+                self.commit_finished_tools();
+            }
             UiInput::ToolOutput { call_id, text } => {
                 if let Some(tool) = self
                     .tools

@@ -44,6 +44,13 @@ pub enum Op {
     Export(Option<PathBuf>),
     /// Ask for a typed report (answered by [`UiInput::Report`]).
     Report(ReportKind),
+    /// Run the user's own command (`!CMD`): no approval, output in a pane,
+    /// command and output added to the next prompt.
+    UserShell(String),
+    /// List background jobs (answered with a notice).
+    Jobs,
+    /// End a background job (answered with a notice).
+    KillJob(String),
     /// The UI is closing; flush and stop.
     Quit,
 }
@@ -83,6 +90,23 @@ pub enum UiInput {
         level: NoticeLevel,
         /// The text (may span lines).
         text: String,
+    },
+    /// The user's own command (`!CMD`) started; its pane opens. Live output
+    /// follows as [`UiInput::ToolOutput`] with the same id.
+    UserShellStarted {
+        /// The pane's id.
+        id: String,
+        /// The command line.
+        command: String,
+    },
+    /// The user's own command ended.
+    UserShellDone {
+        /// The pane's id.
+        id: String,
+        /// Status line and output, as the model will see them.
+        result: String,
+        /// Whether it failed.
+        is_error: bool,
     },
     /// A running tool call's live output (its last lines), replacing what
     /// its pane showed before.

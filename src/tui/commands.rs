@@ -33,13 +33,15 @@ pub enum SlashCommand {
     Title,
     /// `/export [FILE]`: markdown transcript.
     Export,
+    /// `/jobs [kill ID]`: background jobs, or end one.
+    Jobs,
     /// `/quit` (alias `/exit`).
     Quit,
 }
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 12] = [
+    pub const ALL: [SlashCommand; 13] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -51,6 +53,7 @@ impl SlashCommand {
         Self::Skills,
         Self::Title,
         Self::Export,
+        Self::Jobs,
         Self::Quit,
     ];
 
@@ -68,6 +71,7 @@ impl SlashCommand {
             Self::Skills => "skills",
             Self::Title => "title",
             Self::Export => "export",
+            Self::Jobs => "jobs",
             Self::Quit => "quit",
         }
     }
@@ -88,6 +92,7 @@ impl SlashCommand {
             Self::Model => "[NAME]",
             Self::Title => "TEXT",
             Self::Export => "[FILE]",
+            Self::Jobs => "[kill ID]",
             _ => "",
         }
     }
@@ -111,6 +116,7 @@ impl SlashCommand {
             Self::Skills => "list skills",
             Self::Title => "rename this session",
             Self::Export => "write the transcript as markdown",
+            Self::Jobs => "background jobs, or end one (kill ID)",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -153,6 +159,14 @@ impl SlashCommand {
             }
             Self::Title => Op::SetTitle(arg.to_string()),
             Self::Export => Op::Export((!arg.is_empty()).then(|| PathBuf::from(arg))),
+            Self::Jobs if arg.is_empty() => Op::Jobs,
+            Self::Jobs => match arg.split_once(char::is_whitespace) {
+                Some(("kill", id)) if !id.trim().is_empty() => Op::KillJob(id.trim().to_string()),
+                _ => {
+                    app.notice(NoticeLevel::Warn, "usage: /jobs, or /jobs kill ID");
+                    return;
+                }
+            },
             Self::Quit => {
                 app.request_quit();
                 return;
@@ -187,6 +201,7 @@ pub fn help_text() -> String {
     out.push_str(
         "keys:\n  Enter send · Ctrl+J or Alt+Enter newline · Up/Down history \
          (Up on an empty composer edits the last queued prompt)\n  \
+         !CMD runs CMD yourself (no approval; command and output go to the model)\n  \
          Esc interrupt / close a popup · Ctrl+C interrupt, clear, quit on a second press · \
          Ctrl+D quit · Ctrl+T transcript\n  \
          editing: Ctrl+A/E line start/end · Ctrl+B/F, Alt+B/F, Ctrl/Alt+Left/Right move · \

@@ -245,6 +245,10 @@ impl App {
         self.slash_selected = 0;
         if let Some(command) = text.strip_prefix('/') {
             super::commands::run(self, command);
+        } else if let Some(command) = text.strip_prefix('!') {
+            if !command.trim().is_empty() {
+                self.ops.push(Op::UserShell(command.trim().to_string()));
+            }
         } else {
             self.send_prompt(text);
         }

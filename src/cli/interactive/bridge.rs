@@ -16,8 +16,10 @@ use light_agent::session::{AgentSession, SessionManager};
 use light_agent::tool::builtin::shell::Shell;
 use light_agent::tui::{ModelChoice, NoticeLevel, Op, RuntimeStatus, UiInput};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio_util::sync::CancellationToken;
 
 use super::Launch;
+use super::user_shell::UserNotes;
 use crate::cli::build;
 
 /// Longest wait for an interrupted turn to commit its `agent_stop` when a
@@ -38,6 +40,12 @@ pub(super) struct RuntimeBridge {
     messages: Option<UnboundedReceiver<AgentMessage>>,
     /// This session's command runner (its jobs, the user's `!cmd`).
     pub(super) shell: Option<Shell>,
+    /// The user's `!cmd`s run so far (for pane ids).
+    pub(super) user_runs: u64,
+    /// Stops the user's running commands (Esc).
+    pub(super) user_cancel: CancellationToken,
+    /// What the user's commands printed, for the next prompt.
+    pub(super) user_notes: UserNotes,
 }
 
 impl RuntimeBridge {
@@ -64,6 +72,9 @@ impl RuntimeBridge {
             agent_error: None,
             messages: None,
             shell: None,
+            user_runs: 0,
+            user_cancel: CancellationToken::new(),
+            user_notes: UserNotes::default(),
         };
         bridge.attach(note).await;
         if bridge.launch.choice == build::SessionChoice::Pick {
@@ -179,8 +190,15 @@ impl RuntimeBridge {
 
     async fn handle(&mut self, op: Op) -> Result<()> {
         match op {
-            Op::Prompt(text) => self.prompt(text).await?,
+            Op::Prompt(text) => {
+                let text = self.user_notes.prefix(text);
+                self.prompt(text).await?
+            }
+            Op::UserShell(command) => self.user_shell(command),
+            Op::Jobs => self.jobs(),
+            Op::KillJob(id) => self.kill_job(&id).await,
             Op::Interrupt => {
+                self.stop_user_commands();
                 if let Some(agent) = &self.agent {
                     agent.interrupt("interrupted by user");
                     // Reported as a Withdrawn update; the UI puts them back
@@ -401,6 +419,11 @@ impl RuntimeBridge {
 
     pub(super) fn send(&self, input: UiInput) {
         let _ = self.ui.send(input);
+    }
+
+    /// Another handle to the UI's input, for tasks that report later.
+    pub(super) fn ui_sender(&self) -> UnboundedSender<UiInput> {
+        self.ui.clone()
     }
 }
 

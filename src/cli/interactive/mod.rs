@@ -12,6 +12,7 @@
 mod bridge;
 mod reports;
 mod sessions;
+mod user_shell;
 
 use std::path::{Path, PathBuf};
 

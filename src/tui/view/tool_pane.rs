@@ -141,6 +141,7 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
 pub fn short_args(call: &ToolCall) -> String {
     let args = &call.args;
     match call.name.as_str() {
+        "shell" | "!" => str_arg(args, "command").unwrap_or("?").to_string(),
         "grep" => {
             let strs: Vec<String> = args
                 .get("search_strs")

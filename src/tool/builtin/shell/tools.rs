@@ -201,42 +201,52 @@ fn workdir(ctx: &ToolContext, workdir: Option<&str>) -> Result<PathBuf, ToolOutp
     Ok(ctx.cwd.join(rel.to_os_path()))
 }
 
-/// The text the model gets for a finished command.
+/// The result the model gets for a finished command.
 pub(crate) fn model_result(report: &CommandReport) -> ToolOutput {
-    let mut text = format!("{} after {}", report.status, seconds(report.took));
-    match &report.sandbox {
-        SandboxState::Enforced { .. } | SandboxState::Off => {}
-        other => text.push_str(&format!(" ({other})")),
-    }
-    text.push('\n');
-    if report.output.is_empty() {
-        text.push_str("(no output)\n");
-    } else {
-        text.push_str(&report.output);
-        if !report.output.ends_with('\n') {
-            text.push('\n');
-        }
-    }
-    match &report.log {
-        None => {}
-        Some(Ok(path)) => text.push_str(&format!(
-            "[full output: {} bytes in {}]\n",
-            report.output_bytes,
-            path.display()
-        )),
-        Some(Err(e)) => text.push_str(&format!("[the full output could not be kept: {e}]\n")),
-    }
-    if !report.success && report.sandbox.is_enforced() && looks_denied(&report.output) {
-        text.push_str(
-            "[the sandbox may have refused this: it allows writes only inside the working \
-             directory, $TMPDIR and the configured writable roots, and no network unless \
-             configured]\n",
-        );
-    }
     if report.success {
-        ToolOutput::ok(text)
+        ToolOutput::ok(report.model_text())
     } else {
-        ToolOutput::error(text)
+        ToolOutput::error(report.model_text())
+    }
+}
+
+impl CommandReport {
+    /// What the model is told: the status and duration (and the sandbox
+    /// when it was not enforced), the budgeted output, where the full log
+    /// is, and a hint when the sandbox may have refused something.
+    pub fn model_text(&self) -> String {
+        let report = self;
+        let mut text = format!("{} after {}", report.status, seconds(report.took));
+        match &report.sandbox {
+            SandboxState::Enforced { .. } | SandboxState::Off => {}
+            other => text.push_str(&format!(" ({other})")),
+        }
+        text.push('\n');
+        if report.output.is_empty() {
+            text.push_str("(no output)\n");
+        } else {
+            text.push_str(&report.output);
+            if !report.output.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+        match &report.log {
+            None => {}
+            Some(Ok(path)) => text.push_str(&format!(
+                "[full output: {} bytes in {}]\n",
+                report.output_bytes,
+                path.display()
+            )),
+            Some(Err(e)) => text.push_str(&format!("[the full output could not be kept: {e}]\n")),
+        }
+        if !report.success && report.sandbox.is_enforced() && looks_denied(&report.output) {
+            text.push_str(
+                "[the sandbox may have refused this: it allows writes only inside the working \
+                 directory, $TMPDIR and the configured writable roots, and no network unless \
+                 configured]\n",
+            );
+        }
+        text
     }
 }
 
