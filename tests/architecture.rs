@@ -10,7 +10,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("ai", &["protocol"]),
     ("permission", &["protocol"]),
-    ("tool", &["protocol", "permission"]),
+    ("sandbox", &[]),
+    ("tool", &["protocol", "permission", "sandbox"]),
     ("context", &["protocol", "ai"]),
     ("session", &["protocol"]),
     ("config", &["protocol"]),
@@ -34,6 +35,9 @@ const CONFINED: &[(&str, &[&str])] = &[
     ("grep_searcher", &["tool"]),
     ("toml", &["config"]),
     ("tracing_subscriber", &["config"]),
+    ("landlock", &["sandbox"]),
+    ("tree_sitter", &["permission"]),
+    ("tree_sitter_bash", &["permission"]),
 ];
 
 fn sources(dir: &Path, out: &mut Vec<(String, String)>) {

@@ -225,6 +225,14 @@ impl App {
         self.job.is_some() || self.awaiting > 0
     }
 
+    /// Whether one of the user's own commands (`!CMD`) is running (Esc
+    /// stops it).
+    pub fn user_command_running(&self) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.pane.call.name == "!" && t.pane.outcome.is_none())
+    }
+
     /// The session's tokens so far.
     pub fn tokens(&self) -> TokenTotals {
         self.tokens

@@ -109,7 +109,7 @@ impl App {
             // A popup closes alone; the text stays.
             Action::Escape if !slash.is_empty() => self.slash_open = false,
             Action::Escape => {
-                if self.is_busy() {
+                if self.is_busy() || self.user_command_running() {
                     self.ops.push(Op::Interrupt);
                 }
             }

@@ -1,0 +1,77 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The user's own commands in the real binary in a pty: `!echo hi` shows
+//! its output in a pane and reaches the model with the next prompt; live
+//! output streams into the pane while the command runs; Esc stops it and
+//! leaves no process.
+
+#[path = "tui_e2e/pty.rs"]
+#[allow(dead_code)]
+mod pty;
+mod support;
+
+use portable_pty::CommandBuilder;
+use pty::{Key, Pty, WAIT, all_text};
+use support::child_env::{PROVIDER_VARS, Workspace};
+use support::shell_harness::{processes_with, unique_sleep};
+use support::{MockModel, Reply};
+
+fn agent(f: &Workspace, url: &str) -> CommandBuilder {
+    std::fs::create_dir_all(&f.home).unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_light-agent"));
+    cmd.cwd(&f.repo);
+    cmd.env("LIGHT_AGENT_HOME", &f.home);
+    cmd.env("TERM", "xterm-256color");
+    for var in PROVIDER_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.args(["--new", "--base-url", url, "--model", "mock-model"]);
+    cmd
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bang_echo_shows_its_output_and_reaches_the_model() {
+    let f = Workspace::new("fn main() {}\n");
+    let mock = MockModel::start([Reply::openai_text("It printed hi.")]).await;
+    let pty = Pty::spawn(agent(&f, &mock.openai_base_url()));
+    pty.wait_for_text("mock-model", WAIT);
+    pty.type_text("!echo hi-from-the-user");
+    pty.press(Key::Enter);
+    pty.wait_until("a finished ! pane with the output", WAIT, |screen| {
+        let text = all_text(screen);
+        text.lines()
+            .any(|l| l.contains('✓') && l.contains("echo hi-from-the-user"))
+            && text.contains("│ hi-from-the-user")
+    });
+    assert!(mock.requests().is_empty(), "a !command asks no model");
+    pty.type_text("what did it print?");
+    pty.press(Key::Enter);
+    pty.wait_for_anywhere("It printed hi.", WAIT);
+    let sent = mock.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("I ran this command myself"), "{sent}");
+    assert!(sent.contains("hi-from-the-user"), "{sent}");
+    assert!(sent.contains("what did it print?"), "{sent}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_output_streams_into_the_pane_and_esc_stops_the_command() {
+    let f = Workspace::new("fn main() {}\n");
+    let mock = MockModel::start(Vec::<Reply>::new()).await;
+    let pty = Pty::spawn(agent(&f, &mock.openai_base_url()));
+    pty.wait_for_text("mock-model", WAIT);
+    let nap = unique_sleep(60);
+    pty.type_text(&format!(
+        "!echo first-live-line; echo second-live-line; sleep {nap}"
+    ));
+    pty.press(Key::Enter);
+    // Shown while it still runs: the command has not ended, its sleep is alive.
+    pty.wait_for_text("second-live-line", WAIT);
+    assert!(!processes_with(&nap).is_empty(), "the command still runs");
+    pty.press(Key::Esc);
+    pty.wait_until("the pane ended as stopped", WAIT, |screen| {
+        all_text(screen).contains("stopped: it and everything")
+    });
+    assert_eq!(
+        support::shell_harness::wait_until_gone(&nap).await,
+        Vec::<u32>::new()
+    );
+}
