@@ -198,6 +198,66 @@ async fn an_enforced_sandbox_runs_auto_commands_without_asking() {
 }
 
 #[tokio::test]
+async fn an_approved_redirect_outside_runs_outside_the_sandbox() {
+    let mut h = ShellHarness::sandboxed(SandboxPolicy::default());
+    let approver = Arc::new(Recording::default());
+    h.permits = Permits::new(
+        Policy::new(Mode::Auto, RuleList::default()),
+        Some(approver.clone()),
+    );
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("approved.txt");
+    let out = h.sh(&format!("echo x > {}", target.display())).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert!(exists(&target));
+    assert_eq!(
+        approver.0.lock().unwrap().len(),
+        1,
+        "asked once, before it ran"
+    );
+}
+
+#[tokio::test]
+async fn a_sandbox_refusal_offers_to_run_again_outside() {
+    let mut h = ShellHarness::sandboxed(SandboxPolicy::default());
+    let approver = Arc::new(Recording::default());
+    h.permits = Permits::new(
+        Policy::new(Mode::Auto, RuleList::default()),
+        Some(approver.clone()),
+    );
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("touched");
+    let out = h.sh(&format!("touch {}", target.display())).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert!(
+        out.content.contains("run again outside it"),
+        "{}",
+        out.content
+    );
+    assert!(exists(&target));
+    let asked = approver.0.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0].title.starts_with("run again outside the sandbox?"),
+        "{}",
+        asked[0].title
+    );
+
+    // Nobody to ask: the refusal stands, with the hint.
+    let mut h = ShellHarness::sandboxed(SandboxPolicy::default());
+    h.permits = Permits::new(Policy::new(Mode::Auto, RuleList::default()), None);
+    let target = outside.path().join("not-touched");
+    let out = h.sh(&format!("touch {}", target.display())).await;
+    assert!(out.is_error, "{}", out.content);
+    assert!(
+        out.content.contains("the sandbox may have refused this"),
+        "{}",
+        out.content
+    );
+    assert!(!exists(&target));
+}
+
+#[tokio::test]
 async fn read_only_permissions_deny_commands() {
     let mut h = ShellHarness::sandboxed(SandboxPolicy::default());
     h.permits = Permits::new(Policy::new(Mode::ReadOnly, RuleList::default()), None);

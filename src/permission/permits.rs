@@ -171,6 +171,34 @@ impl Permits {
     }
 }
 
+impl Permits {
+    /// Asks the user about `approval` whatever the rules say (a command that
+    /// failed inside the sandbox, offered to run again outside it). Denied
+    /// when nobody can be asked or the mode is read-only; "allow for the
+    /// session" counts for this call only.
+    pub async fn ask(&self, approval: ApprovalRequest) -> Result<(), Denied> {
+        if self.mode() == Mode::ReadOnly {
+            return Err(Denied {
+                message: "denied: the permission mode is read-only".into(),
+            });
+        }
+        let Some(approver) = self.inner.approver.clone() else {
+            return Err(Denied {
+                message: "nobody is here to approve it".into(),
+            });
+        };
+        match approver.approve(approval).await {
+            ApprovalDecision::Approve | ApprovalDecision::ApproveForSession => Ok(()),
+            ApprovalDecision::Deny { reason } => Err(Denied {
+                message: match reason.as_deref().map(str::trim) {
+                    Some(reason) if !reason.is_empty() => format!("denied by the user: {reason}"),
+                    _ => "denied by the user".to_string(),
+                },
+            }),
+        }
+    }
+}
+
 /// The `shell(prefix *)` rules "allow for the session" adds for a command:
 /// one per segment whose prefix is known.
 pub fn session_rules(gate: &GateRequest) -> Vec<Rule> {

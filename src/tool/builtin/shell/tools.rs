@@ -9,7 +9,8 @@ use serde::Deserialize;
 use super::jobs::seconds;
 use super::{CommandReport, CommandRequest, Shell};
 use crate::permission::{
-    ApprovalDetail, ApprovalRequest, GateRequest, SandboxState as PermitSandbox, session_rules,
+    ApprovalDetail, ApprovalRequest, GateRequest, Mode, SandboxState as PermitSandbox, analyse,
+    session_rules,
 };
 use crate::sandbox::SandboxState;
 use crate::tool::{Tool, ToolContext, ToolOutput};
@@ -102,9 +103,10 @@ impl Tool for ShellTool {
             Ok(cwd) => cwd,
             Err(refusal) => return refusal,
         };
-        if let Err(denied) = self.permit(&ctx, &args.command, &cwd).await {
-            return denied;
-        }
+        let leaves_sandbox = match self.permit(&ctx, &args.command, &cwd).await {
+            Ok(leaves) => leaves,
+            Err(denied) => return denied,
+        };
         let timeout_ms = args
             .timeout_ms
             .unwrap_or(DEFAULT_TIMEOUT_MS)
@@ -114,7 +116,8 @@ impl Tool for ShellTool {
             cwd,
             timeout: (!args.background || args.timeout_ms.is_some())
                 .then(|| Duration::from_millis(timeout_ms)),
-            unsandboxed: false,
+            // Approved although it writes outside the sandbox: it runs outside.
+            unsandboxed: leaves_sandbox,
         };
         if args.background {
             return match self.shell.start_job(&request) {
@@ -125,12 +128,50 @@ impl Tool for ShellTool {
                 Err(message) => ToolOutput::error(message),
             };
         }
-        match self
+        let report = match self
             .shell
             .run(&request, ctx.cancel.clone(), ctx.progress.clone())
             .await
         {
-            Ok(report) => model_result(&report),
+            Ok(report) => report,
+            Err(e) => return ToolOutput::error(format!("the command could not be started: {e}")),
+        };
+        let sandboxed = !request.unsandboxed && report.sandbox.is_enforced();
+        if report.success || !sandboxed || !looks_denied(&report.output) {
+            return model_result(&report);
+        }
+        // It may have failed only because the sandbox refused it: offer to
+        // run it again outside (always asked; nobody to ask → the failure).
+        let again = ApprovalRequest {
+            call_id: ctx.call_id.clone(),
+            tool: "shell".into(),
+            title: format!("run again outside the sandbox? {}", request.command),
+            detail: ApprovalDetail::Command {
+                command: request.command.clone(),
+                workdir: relative_workdir(&ctx.cwd, &request.cwd),
+                sandbox: PermitSandbox::Unsandboxed,
+            },
+        };
+        if ctx.permits.ask(again).await.is_err() {
+            return model_result(&report);
+        }
+        let outside = CommandRequest {
+            unsandboxed: true,
+            ..request
+        };
+        match self
+            .shell
+            .run(&outside, ctx.cancel.clone(), ctx.progress.clone())
+            .await
+        {
+            Ok(second) => {
+                let mut output = model_result(&second);
+                output.content = format!(
+                    "[failed in the sandbox ({}); run again outside it with the user's approval]\n{}",
+                    report.status, output.content
+                );
+                output
+            }
             Err(e) => ToolOutput::error(format!("the command could not be started: {e}")),
         }
     }
@@ -138,28 +179,27 @@ impl Tool for ShellTool {
 
 impl ShellTool {
     /// Asks the permission layer whether `command` may run in `dir`; the
-    /// denial is the call's result.
-    async fn permit(&self, ctx: &ToolContext, command: &str, dir: &Path) -> Result<(), ToolOutput> {
+    /// denial is the call's result. `Ok(true)`: allowed although it writes
+    /// outside the sandbox's roots, so it must run outside the sandbox.
+    async fn permit(
+        &self,
+        ctx: &ToolContext,
+        command: &str,
+        dir: &Path,
+    ) -> Result<bool, ToolOutput> {
         let sandbox = if self.shell.sandbox_state().is_enforced() {
             PermitSandbox::Sandboxed
         } else {
             PermitSandbox::Unsandboxed
         };
-        let workdir = dir
-            .strip_prefix(&ctx.cwd)
-            .ok()
-            .filter(|rel| !rel.as_os_str().is_empty())
-            .map_or_else(|| ".".to_string(), |rel| rel.display().to_string());
+        let workdir = relative_workdir(&ctx.cwd, dir);
+        let roots = self.shell.writable_roots(&ctx.cwd);
+        let leaves = analyse(command, dir, &roots).writes_outside;
         let gate = GateRequest::Shell {
             command: command.to_string(),
             workdir: workdir.clone(),
             dir: dir.display().to_string(),
-            writable_roots: self
-                .shell
-                .writable_roots(&ctx.cwd)
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
+            writable_roots: roots.iter().map(|p| p.display().to_string()).collect(),
             sandbox,
         };
         let prefixes: Vec<String> = session_rules(&gate).iter().map(|r| r.to_string()).collect();
@@ -184,8 +224,19 @@ impl ShellTool {
         ctx.permits
             .request(gate, approval)
             .await
+            // `full` runs without the helper anyway; elsewhere an approved
+            // command that writes outside the roots must run outside.
+            .map(|()| leaves && ctx.permits.mode() != Mode::Full)
             .map_err(|denied| ToolOutput::error(denied.message))
     }
+}
+
+/// `dir` relative to the working directory, `.` for itself.
+fn relative_workdir(cwd: &Path, dir: &Path) -> String {
+    dir.strip_prefix(cwd)
+        .ok()
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .map_or_else(|| ".".to_string(), |rel| rel.display().to_string())
 }
 
 /// The directory a call runs in: the working directory, or `workdir`
