@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use clap::{CommandFactory, Parser};
 use light_agent::config::{self, ConfigError, Env, Flags, Paths, Resolution, Settings};
+use light_agent::permission::Mode;
 use light_agent::session::SessionManager;
 
 use cli::Exit;
@@ -59,26 +60,23 @@ struct UsageError(String);
 
 async fn run(cli: Cli) -> Result<Exit> {
     let cwd = build::canonical_cwd(cli.cwd.as_deref()).map_err(|e| UsageError(format!("{e:#}")))?;
+    let switches = switches(&cli);
     match cli.command {
         Some(Command::Tool { name, args }) => cli::tool_cmd::run(&name, &args, &cwd)
             .await
             .map_err(|e| UsageError(format!("{e:#}")).into()),
         Some(Command::Exec(exec)) => {
-            run_exec(
-                exec,
-                &cli.model,
-                cli.log_level,
-                cli.sandbox.as_deref(),
-                &cwd,
-            )
-            .await
+            run_exec(exec, &cli.model, cli.log_level, &switches, &cwd).await
         }
+        Some(Command::Undo { id }) => cli::undo::run(&open_store()?, &cwd, id.as_deref()).await,
         Some(Command::Sessions { all, json, limit }) => {
             let manager = open_store()?;
             cli::sessions::list(&manager, &cwd, all, json, limit).await
         }
         Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
-        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level),
+        Some(Command::Config { action }) => {
+            run_config(action, &cli.model, cli.log_level, cli.permissions)
+        }
         Some(Command::Completions { shell }) => {
             clap_complete::generate(
                 shell,
@@ -97,7 +95,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 choice,
                 &cli.model,
                 cli.log_level,
-                cli.sandbox.as_deref(),
+                &switches,
                 cwd,
                 cli.prompt,
             )
@@ -114,7 +112,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 choice,
                 &cli.model,
                 cli.log_level,
-                cli.sandbox.as_deref(),
+                &switches,
                 cwd,
                 cli.prompt,
             )
@@ -127,7 +125,7 @@ async fn run_interactive(
     choice: SessionChoice,
     model: &ModelFlags,
     log_level: Option<String>,
-    sandbox: Option<&str>,
+    switches: &Switches,
     cwd: std::path::PathBuf,
     prompt: Option<String>,
 ) -> Result<Exit> {
@@ -138,7 +136,7 @@ async fn run_interactive(
         )
         .into());
     }
-    let setup = setup(model, log_level, sandbox)?;
+    let setup = setup(model, log_level, switches)?;
     // A session that cannot be opened is refused before the UI takes the
     // terminal, with exit code 2.
     let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
@@ -180,7 +178,12 @@ fn open_store() -> Result<SessionManager> {
         .with_context(|| format!("opening the session database {}", paths.db_file.display()))
 }
 
-fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String>) -> Result<Exit> {
+fn run_config(
+    action: ConfigAction,
+    model: &ModelFlags,
+    log_level: Option<String>,
+    permissions: Option<String>,
+) -> Result<Exit> {
     match action {
         ConfigAction::Init => {
             let paths = paths(&env())?;
@@ -195,7 +198,11 @@ fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String
             println!("skills:   {}", paths.skills_dir.display());
         }
         ConfigAction::Show => {
-            let setup = setup(model, log_level, None)?;
+            let switches = Switches {
+                permissions,
+                sandbox: None,
+            };
+            let setup = setup(model, log_level, &switches)?;
             if let Resolution::NoModel { message, .. } = &setup.resolution {
                 println!("# {message}");
             }
@@ -212,7 +219,21 @@ struct Setup {
     _log: Option<config::LogGuard>,
 }
 
-fn setup(model: &ModelFlags, log_level: Option<String>, sandbox: Option<&str>) -> Result<Setup> {
+/// Flags applied when resolving: `--permissions` and `--sandbox`.
+#[derive(Default)]
+struct Switches {
+    permissions: Option<String>,
+    sandbox: Option<String>,
+}
+
+fn switches(cli: &Cli) -> Switches {
+    Switches {
+        permissions: cli.permissions.clone(),
+        sandbox: cli.sandbox.clone(),
+    }
+}
+
+fn setup(model: &ModelFlags, log_level: Option<String>, switches: &Switches) -> Result<Setup> {
     let env = env();
     let paths = paths(&env)?;
     let flags = Flags {
@@ -221,9 +242,10 @@ fn setup(model: &ModelFlags, log_level: Option<String>, sandbox: Option<&str>) -
         base_url: model.base_url.clone(),
         context_window: model.context_window,
         log_level,
+        permissions: switches.permissions.clone(),
     };
     let mut resolution = config::load(&paths, &env, &flags)?;
-    if let Some(mode) = sandbox {
+    if let Some(mode) = &switches.sandbox {
         resolution.settings_mut().sandbox.mode = mode.to_string();
     }
     let settings = resolution.settings();
@@ -243,10 +265,10 @@ async fn run_exec(
     args: ExecArgs,
     model: &ModelFlags,
     log_level: Option<String>,
-    sandbox: Option<&str>,
+    switches: &Switches,
     cwd: &Path,
 ) -> Result<Exit> {
-    let setup = setup(model, log_level, sandbox)?;
+    let setup = setup(model, log_level, switches)?;
     let settings: &Settings = match &setup.resolution {
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),
@@ -280,8 +302,18 @@ async fn run_exec(
         .map_err(|e| UsageError(format!("{e:#}")))?;
     let (session, resumed) =
         build::open_session(&manager, cwd, &choice, Some(build::title_of(&prompt))).await?;
-    let (agent, warnings) =
-        build::agent(cwd, &setup.paths, settings, adaptor, Some(session.clone()))?;
+    let gate = build::Gate {
+        default_mode: Mode::ReadOnly,
+        approver: None,
+    };
+    let (agent, warnings) = build::agent(
+        cwd,
+        &setup.paths,
+        settings,
+        adaptor,
+        Some(session.clone()),
+        &gate,
+    )?;
     for warning in warnings {
         eprintln!("warning: {warning}");
     }

@@ -14,7 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("tool", &["protocol", "permission", "sandbox"]),
     ("context", &["protocol", "ai"]),
     ("session", &["protocol"]),
-    ("config", &["protocol"]),
+    ("config", &["protocol", "permission"]),
     (
         "agent",
         &["protocol", "ai", "tool", "context", "session", "permission"],

@@ -15,6 +15,7 @@ mod skill_tool;
 mod stream;
 mod tools;
 mod turn;
+pub mod undo;
 mod worker;
 
 use std::collections::VecDeque;
@@ -32,6 +33,7 @@ use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
 use crate::tool::fs::Root;
+use crate::tool::seen::SeenFiles;
 
 pub use crate::protocol::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
 pub use hub::Notice;
@@ -136,6 +138,12 @@ enum Job {
     SetAdaptor {
         adaptor: Arc<dyn Adaptor>,
     },
+    Undo {
+        done: oneshot::Sender<Result<undo::UndoReport, AgentError>>,
+    },
+    Diff {
+        done: oneshot::Sender<Result<String, AgentError>>,
+    },
 }
 
 impl Job {
@@ -146,7 +154,7 @@ impl Job {
             Job::Prompt { .. } => Some(JobKind::Prompt),
             Job::LoadSession { .. } => Some(JobKind::LoadSession),
             Job::Compact { .. } => Some(JobKind::Compact),
-            Job::SetAdaptor { .. } => None,
+            Job::SetAdaptor { .. } | Job::Undo { .. } | Job::Diff { .. } => None,
         }
     }
 }
@@ -194,6 +202,8 @@ struct Shared {
     strategy_enabled: bool,
     /// What gated tool calls may do; replaced by [`Agent::set_permits`].
     permits: Mutex<Permits>,
+    /// What the agent last saw of each file (the writing tools' stale guard).
+    seen: SeenFiles,
 }
 
 impl Shared {
@@ -276,6 +286,7 @@ impl Agent {
             context_window: config.context.context_window,
             strategy_enabled: config.context.strategy_enabled,
             permits: Mutex::new(Permits::default()),
+            seen: SeenFiles::default(),
         });
         let tools = ToolRegistry::new();
         let recall = RecallTool::new(config.session.clone());
@@ -364,6 +375,22 @@ impl Agent {
         let (done, outcome) = oneshot::channel();
         self.push(Job::Compact { done: Some(done) })?;
         outcome.await.map_err(|_| AgentError::Closed)
+    }
+
+    /// Restores the files changed by the latest turn that changed any (not
+    /// undone yet), after any queued work; repeatable turn by turn. Files
+    /// changed since by someone else are left alone and listed.
+    pub async fn undo_last_turn(&self) -> Result<undo::UndoReport, AgentError> {
+        let (done, report) = oneshot::channel();
+        self.push(Job::Undo { done })?;
+        report.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// The session's file changes as one unified diff (`/diff`).
+    pub async fn session_diff(&self) -> Result<String, AgentError> {
+        let (done, diff) = oneshot::channel();
+        self.push(Job::Diff { done })?;
+        diff.await.map_err(|_| AgentError::Closed)?
     }
 
     /// Replaces what gated tool calls (edits, commands) may do; calls that

@@ -7,8 +7,10 @@ use futures::stream::FuturesUnordered;
 use tokio_util::sync::CancellationToken;
 
 use super::Notice;
+use super::undo::SessionJournal;
 use super::worker::Worker;
 use crate::protocol::{AgentEvent, Meta, ToolCall, ToolOutcome};
+use crate::tool::journal::Journal;
 use crate::tool::{ProgressSink, ToolContext, ToolProgress};
 
 /// The result every unfinished call gets when the user interrupts.
@@ -31,6 +33,13 @@ impl Worker {
         let mut ctx = ToolContext::with_root(root, cancel.clone());
         ctx.read_roots = self.skill_roots.snapshot();
         ctx.permits = self.shared.permits();
+        ctx.seen = self.shared.seen.clone();
+        ctx.journal = self.session.as_ref().map(|session| {
+            Journal::new(Arc::new(SessionJournal {
+                session: session.clone(),
+                turn: meta.turn,
+            }))
+        });
         let shared = self.shared.clone();
         let progress: ProgressSink = Arc::new(move |call_id: &str, text: String| {
             shared.hub.notice(Notice::ToolOutput {

@@ -126,6 +126,14 @@ impl Worker {
                     self.adaptor = adaptor;
                     (TurnOutcome::done(""), Answer::None)
                 }
+                Job::Undo { done } => {
+                    let _ = done.send(self.undo().await);
+                    (TurnOutcome::done(""), Answer::None)
+                }
+                Job::Diff { done } => {
+                    let _ = done.send(self.diff().await);
+                    (TurnOutcome::done(""), Answer::None)
+                }
             };
             // Idle first, then answer: whoever awaited the job sees the
             // agent's state after it.
@@ -175,7 +183,27 @@ impl Worker {
         }
     }
 
+    async fn undo(&self) -> Result<super::undo::UndoReport, AgentError> {
+        let (Some(session), Ok(root)) = (&self.session, &self.root) else {
+            return Ok(super::undo::UndoReport::default());
+        };
+        super::undo::undo_last_turn(session, root)
+            .await
+            .map_err(|e| AgentError::Session(e.to_string()))
+    }
+
+    async fn diff(&self) -> Result<String, AgentError> {
+        let (Some(session), Ok(root)) = (&self.session, &self.root) else {
+            return Ok(String::new());
+        };
+        super::undo::session_diff(session, root)
+            .await
+            .map_err(|e| AgentError::Session(e.to_string()))
+    }
+
     pub(super) async fn load_session(&mut self) -> Result<(), AgentError> {
+        // Another session's files were seen by another agent.
+        self.shared.seen.clear();
         let Some(session) = &self.session else {
             return Ok(());
         };

@@ -71,6 +71,7 @@ async fn print(
                         Format::Json => print_json(&mut stdout, &event),
                         Format::Text => print_text(&mut stdout, &event),
                     }
+                    tell_how_to_allow(&event);
                     if stop {
                         let _ = stdout.flush();
                         return;
@@ -95,6 +96,20 @@ async fn print(
     }
     let _ = stdout.flush();
 }
+
+/// A call denied because nobody can approve it here: stderr gets the whole
+/// message, which says how to allow such calls.
+fn tell_how_to_allow(event: &AgentEvent) {
+    if let AgentEvent::ToolResult { outcome, .. } = event {
+        if outcome.is_error && outcome.result.starts_with(EXEC_DENIAL) {
+            eprintln!("light-agent: {} {}", outcome.name, outcome.result);
+        }
+    }
+}
+
+/// How [`Permits`](light_agent::permission::Permits) without an approver
+/// words its denials.
+const EXEC_DENIAL: &str = "denied in exec";
 
 fn print_json(out: &mut impl std::io::Write, event: &AgentEvent) {
     if let Ok(line) = serde_json::to_string(event) {

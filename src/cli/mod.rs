@@ -1,11 +1,13 @@
 //! The binary's hosts and subcommands. `main.rs` only dispatches.
 
+pub mod approval;
 pub mod args;
 pub mod build;
 pub mod exec;
 pub mod interactive;
 pub mod sessions;
 pub mod tool_cmd;
+pub mod undo;
 
 /// Process exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

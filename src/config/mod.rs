@@ -48,9 +48,12 @@ pub use paths::Paths;
 pub use probe::{PROBE_TIMEOUT, probe_ollama, probe_ollama_within};
 pub use providers::{ProviderKind, ProviderProfile};
 pub use raw::SANDBOX_MODES;
-pub use resolve::{BASE_URL_ENV, LOG_ENV, MODEL_ENV, PROVIDER_ENV, resolve};
+pub use resolve::{BASE_URL_ENV, LOG_ENV, MODEL_ENV, PERMISSIONS_ENV, PROVIDER_ENV, resolve};
 pub use secret::Secret;
-pub use settings::{Env, Flags, Resolution, SandboxSettings, Settings, ShellSettings, TuiSettings};
+pub use settings::{
+    Env, Flags, PermissionSettings, Resolution, SandboxSettings, Settings, ShellSettings,
+    TuiSettings,
+};
 pub use show::show;
 pub use starter::starter_file;
 

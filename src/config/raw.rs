@@ -15,6 +15,7 @@ use toml::Spanned;
 use toml::de::{DeString, DeTable, DeValue};
 
 use super::{ConfigError, ProviderKind, Secret};
+use crate::permission::{Mode, Rule, RuleSource};
 
 /// The whole file. Every field is optional: absence means "not set here".
 #[derive(Debug, Default)]
@@ -30,6 +31,7 @@ pub(crate) struct RawConfig {
     pub agent: RawAgent,
     pub sandbox: RawSandbox,
     pub shell: RawShell,
+    pub permissions: RawPermissions,
     /// One line per ignored key, naming file, line and column.
     pub warnings: Vec<String>,
 }
@@ -48,6 +50,17 @@ pub(crate) struct RawProvider {
 #[derive(Debug, Default)]
 pub(crate) struct RawModel {
     pub context_window: Option<u64>,
+    /// `"patch"` or `"replace"`.
+    pub edit_format: Option<String>,
+}
+
+/// The `[permissions]` table; every rule was checked to parse.
+#[derive(Debug, Default)]
+pub(crate) struct RawPermissions {
+    pub mode: Option<Mode>,
+    pub allow: Vec<String>,
+    pub ask: Vec<String>,
+    pub deny: Vec<String>,
 }
 
 /// The `[context]` table.
@@ -136,6 +149,7 @@ pub(crate) fn parse(file: &Path, text: &str) -> Result<RawConfig, ConfigError> {
             "agent" => raw.agent = reader.agent(value)?,
             "sandbox" => raw.sandbox = reader.sandbox(value)?,
             "shell" => raw.shell = reader.shell(value)?,
+            "permissions" => raw.permissions = reader.permissions(value)?,
             _ => reader.unknown(key, ""),
         }
     }
@@ -179,6 +193,16 @@ impl Reader<'_> {
             match key.get_ref().as_ref() {
                 "context_window" => {
                     model.context_window = Some(self.positive(value, "context_window")?);
+                }
+                "edit_format" => {
+                    let format = self.string(value, "edit_format")?;
+                    if format != "patch" && format != "replace" {
+                        return Err(self.malformed(
+                            value.span(),
+                            format!("`{path}.edit_format` must be \"patch\" or \"replace\", found \"{format}\""),
+                        ));
+                    }
+                    model.edit_format = Some(format);
                 }
                 _ => self.unknown(key, path),
             }
@@ -313,6 +337,42 @@ impl Reader<'_> {
             DeValue::Array(items) => items.iter().map(|item| self.string(item, path)).collect(),
             other => Err(self.wrong_type(value, path, "an array of strings", other)),
         }
+    }
+
+    fn permissions(&mut self, value: &Value<'_>) -> Result<RawPermissions, ConfigError> {
+        let mut permissions = RawPermissions::default();
+        for (key, value) in self.table(value, "permissions")? {
+            let field = format!("permissions.{}", key.get_ref());
+            match key.get_ref().as_ref() {
+                "mode" => {
+                    let text = self.string(value, &field)?;
+                    let mode = text
+                        .parse::<Mode>()
+                        .map_err(|e| self.malformed(value.span(), e.to_string()))?;
+                    permissions.mode = Some(mode);
+                }
+                "allow" => permissions.allow = self.rules(value, &field)?,
+                "ask" => permissions.ask = self.rules(value, &field)?,
+                "deny" => permissions.deny = self.rules(value, &field)?,
+                _ => self.unknown(key, "permissions"),
+            }
+        }
+        Ok(permissions)
+    }
+
+    /// A list of permission rules, each checked to parse.
+    fn rules(&self, value: &Value<'_>, path: &str) -> Result<Vec<String>, ConfigError> {
+        let DeValue::Array(items) = value.get_ref() else {
+            return Err(self.wrong_type(value, path, "a list of rules", value.get_ref()));
+        };
+        let mut rules = Vec::new();
+        for item in items {
+            let text = self.string(item, path)?;
+            Rule::parse(&text, RuleSource::Config(self.file.to_path_buf()))
+                .map_err(|e| self.malformed(item.span(), e.to_string()))?;
+            rules.push(text);
+        }
+        Ok(rules)
     }
 
     fn table<'v, 'i>(

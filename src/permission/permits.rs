@@ -102,6 +102,33 @@ impl Permits {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// The mode, every rule in force with where it came from, and the tools
+    /// allowed for this session (what `/permissions` shows).
+    pub fn describe(&self) -> String {
+        let policy = &self.inner.policy;
+        let mut out = format!("mode: {}", policy.mode);
+        let lists = [
+            ("deny", &policy.rules.deny),
+            ("ask", &policy.rules.ask),
+            ("allow", &policy.rules.allow),
+        ];
+        for (name, rules) in lists {
+            for rule in rules {
+                out.push_str(&format!("\n{name:<6}{rule}  ({})", rule.source()));
+            }
+        }
+        for rule in policy.defaults() {
+            out.push_str(&format!(
+                "\ndeny  {rule}  ({}; an allow rule overrides it)",
+                rule.source()
+            ));
+        }
+        for tool in self.session_tools() {
+            out.push_str(&format!("\nallow {tool}  (this session: answered `a`)"));
+        }
+        out
+    }
+
     /// Decides `gate`, asking the user with `approval` when the policy says
     /// ask. Resolves `Ok` when the call may run. Dropping the future (the
     /// turn was interrupted) drops the question.

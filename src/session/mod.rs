@@ -9,6 +9,9 @@
 //! - [`AgentSession`] is one session's log: `append`, the context window
 //!   (`load`, which starts at the latest summary), `load_all`, `load_tail`,
 //!   and `tool_result` recall over the whole log.
+//! - The undo journal (`journal.rs`): each file's prior content and mode
+//!   per turn ([`AgentSession::record_changes`], `latest_undoable`,
+//!   `mark_undone`, `live_changes`).
 //! - [`SessionInfo`] / [`SessionStatus`] describe a session for listings.
 //! - [`SessionError`] is every failure, typed.
 //!
@@ -28,6 +31,7 @@ mod actor;
 mod agent_session;
 mod error;
 mod id;
+mod journal;
 mod manager;
 mod owner;
 mod schema;
@@ -37,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 pub use agent_session::AgentSession;
 pub use error::SessionError;
+pub use journal::{JournalEntry, NewJournalEntry};
 pub use manager::SessionManager;
 
 /// File name of the session database inside the data directory.

@@ -73,7 +73,7 @@ pub(super) struct NewEvent {
 
 /// Owner of the connection. Every method is one short transaction at most.
 pub(super) struct Store {
-    conn: Connection,
+    pub(super) conn: Connection,
 }
 
 impl Store {

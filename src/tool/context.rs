@@ -7,6 +7,8 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::fs::Root;
+use super::journal::Journal;
+use super::seen::SeenFiles;
 use crate::permission::Permits;
 
 /// Where a tool runs and how it learns that it should stop.
@@ -25,15 +27,20 @@ pub struct ToolContext {
     /// Folders outside `cwd` whose files `read_file` may read by absolute
     /// path (the folders of loaded skills), each held as a handle.
     pub read_roots: Vec<Root>,
-    /// The id of the call being run (empty outside a turn, e.g. the
-    /// `light-agent tool` command).
-    pub call_id: String,
-    /// Where the call shows live output while it runs; `None` when nobody
-    /// watches.
-    pub progress: Option<ToolProgress>,
     /// Decides gated calls: a writing tool prepares its change, then asks
     /// here, and writes only when allowed.
     pub permits: Permits,
+    /// The id of the call being run (approval requests name it); empty
+    /// outside a model's call.
+    pub call_id: String,
+    /// What the agent last saw of each file (the stale guard).
+    pub seen: SeenFiles,
+    /// Where writing tools store prior contents for undo; `None` keeps no
+    /// undo information.
+    pub journal: Option<Journal>,
+    /// Where the call shows live output while it runs; `None` when nobody
+    /// watches.
+    pub progress: Option<ToolProgress>,
 }
 
 impl ToolContext {
@@ -52,9 +59,11 @@ impl ToolContext {
             root,
             cancel,
             read_roots: Vec::new(),
-            call_id: String::new(),
-            progress: None,
             permits: Permits::default(),
+            call_id: String::new(),
+            seen: SeenFiles::default(),
+            journal: None,
+            progress: None,
         }
     }
 }

@@ -17,6 +17,7 @@ use super::bridge::{
 };
 use super::stream::MarkdownStream;
 use super::transcript::{TranscriptItem, TranscriptView};
+use super::view::approval::ApprovalView;
 use super::view::composer::Composer;
 use super::view::model_picker::ModelPicker;
 use super::view::resume_picker::ResumePicker;
@@ -99,6 +100,8 @@ pub struct App {
     pub(crate) slash_open: bool,
     pub(crate) slash_selected: usize,
     pub(crate) overlay: Option<TranscriptView>,
+    /// Changes waiting for approval, in call order (see `approvals.rs`).
+    pub(crate) approvals: Vec<ApprovalView>,
     pub(crate) transcript: Vec<TranscriptItem>,
     pending: Vec<Line<'static>>,
     committed_any: bool,
@@ -139,6 +142,7 @@ impl App {
             slash_open: false,
             slash_selected: 0,
             overlay: None,
+            approvals: Vec::new(),
             transcript: Vec::new(),
             pending: Vec::new(),
             committed_any: false,
@@ -360,6 +364,7 @@ impl App {
                 self.restore_prompts(vec![text]);
             }
             UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
+            UiInput::Approval(prompt) => self.queue_approval(prompt),
             UiInput::Models(rows) => {
                 let current = self.status.model.clone();
                 self.popup = Popup::Models(ModelPicker::new(rows, &current));
@@ -592,6 +597,7 @@ impl App {
                 }
             }
             AgentEvent::AgentStop { cause, message, .. } => {
+                self.drop_approvals();
                 self.flush_live(replay);
                 let detail = if message.is_empty() {
                     String::new()

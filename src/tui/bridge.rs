@@ -51,8 +51,47 @@ pub enum Op {
     Jobs,
     /// End a background job (answered with a notice).
     KillJob(String),
+    /// The user's answer to [`UiInput::Approval`] number `id`.
+    Approval {
+        /// The prompt's id.
+        id: u64,
+        /// The answer.
+        answer: ApprovalAnswer,
+    },
+    /// Restore the files of the latest turn that changed any (`/undo`).
+    Undo,
+    /// Show the session's file changes as one diff (`/diff`).
+    Diff,
+    /// List the permission mode and the rules in force (`/permissions`).
+    Permissions,
     /// The UI is closing; flush and stop.
     Quit,
+}
+
+/// A change waiting for the user's approval (transient: never in the log).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalPrompt {
+    /// Answer with this id ([`Op::Approval`]).
+    pub id: u64,
+    /// The tool call asking; prompts queue in call order.
+    pub call_id: String,
+    /// The tool's name (`a` allows it for the rest of the session).
+    pub tool: String,
+    /// One line: what will happen.
+    pub title: String,
+    /// The unified diff of every file the call changes.
+    pub diff: String,
+}
+
+/// The user's answer to an [`ApprovalPrompt`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalAnswer {
+    /// `y`: apply.
+    Approve,
+    /// `a`: apply, and stop asking about this tool for the session.
+    ApproveForSession,
+    /// `n` (with what was typed after it) or Esc: deny.
+    Deny(Option<String>),
 }
 
 /// What the runtime tells the UI.
@@ -131,6 +170,9 @@ pub enum UiInput {
     Models(Vec<ModelChoice>),
     /// Answer to [`Op::Report`].
     Report(Report),
+    /// A tool call waits for the user's approval: the overlay opens (or the
+    /// prompt queues behind the open one).
+    Approval(ApprovalPrompt),
 }
 
 /// How a notice is shown.
@@ -175,6 +217,9 @@ pub struct RuntimeStatus {
     pub window_tokens: u64,
     /// Current session id.
     pub session_id: String,
+    /// The permission mode (`read-only`, `ask`, `auto`, `full`); empty when
+    /// unknown.
+    pub permission_mode: String,
     /// How commands run, e.g. `sandboxed`, `NOT sandboxed`, `no sandbox`
     /// (empty: no shell tools).
     pub sandbox: String,

@@ -35,13 +35,19 @@ pub enum SlashCommand {
     Export,
     /// `/jobs [kill ID]`: background jobs, or end one.
     Jobs,
+    /// `/undo`: restore the files the latest turn changed.
+    Undo,
+    /// `/diff`: this session's file changes.
+    Diff,
+    /// `/permissions`: the mode and rules in force.
+    Permissions,
     /// `/quit` (alias `/exit`).
     Quit,
 }
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 13] = [
+    pub const ALL: [SlashCommand; 16] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -53,6 +59,9 @@ impl SlashCommand {
         Self::Skills,
         Self::Title,
         Self::Export,
+        Self::Undo,
+        Self::Diff,
+        Self::Permissions,
         Self::Jobs,
         Self::Quit,
     ];
@@ -72,6 +81,9 @@ impl SlashCommand {
             Self::Title => "title",
             Self::Export => "export",
             Self::Jobs => "jobs",
+            Self::Undo => "undo",
+            Self::Diff => "diff",
+            Self::Permissions => "permissions",
             Self::Quit => "quit",
         }
     }
@@ -117,6 +129,9 @@ impl SlashCommand {
             Self::Title => "rename this session",
             Self::Export => "write the transcript as markdown",
             Self::Jobs => "background jobs, or end one (kill ID)",
+            Self::Undo => "restore the files the latest turn changed",
+            Self::Diff => "show this session's file changes",
+            Self::Permissions => "permission mode and rules in force",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -159,6 +174,9 @@ impl SlashCommand {
             }
             Self::Title => Op::SetTitle(arg.to_string()),
             Self::Export => Op::Export((!arg.is_empty()).then(|| PathBuf::from(arg))),
+            Self::Undo => Op::Undo,
+            Self::Diff => Op::Diff,
+            Self::Permissions => Op::Permissions,
             Self::Jobs if arg.is_empty() => Op::Jobs,
             Self::Jobs => match arg.split_once(char::is_whitespace) {
                 Some(("kill", id)) if !id.trim().is_empty() => Op::KillJob(id.trim().to_string()),

@@ -10,7 +10,8 @@
 //!   styled, wrapped lines (streamed answers commit in complete lines).
 //! - [`view`]: one file per widget; [`view::live::render`] draws the live
 //!   area as a pure function of the App.
-//! - [`transcript`]: the Ctrl+T overlay.
+//! - [`transcript`]: the Ctrl+T overlay; `approvals.rs` the queue of
+//!   changes waiting for approval, shown by [`view::approval`].
 //! - [`runner`]: the generic [`runner::Screen`] and the select loop;
 //!   [`terminal`]: raw mode, restore, panic hook, terminal controls.
 //!
@@ -19,6 +20,7 @@
 //! else from the crate.
 
 pub mod app;
+mod approvals;
 pub mod bridge;
 pub mod commands;
 pub mod highlight;
@@ -41,9 +43,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, AppMsg};
 pub use bridge::{
-    ModelChoice, NoticeLevel, Op, Report, ReportKind, RuntimeStatus, SessionHeader, SessionRow,
-    SessionsReport, SkillRow, SkillsReport, StatusReport, TokenTotals, ToolRow, TuiError,
-    TuiOptions, TurnTokens, UiInput,
+    ApprovalAnswer, ApprovalPrompt, ModelChoice, NoticeLevel, Op, Report, ReportKind,
+    RuntimeStatus, SessionHeader, SessionRow, SessionsReport, SkillRow, SkillsReport, StatusReport,
+    TokenTotals, ToolRow, TuiError, TuiOptions, TurnTokens, UiInput,
 };
 
 use crate::protocol::now_millis;

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Launch;
 use super::user_shell::UserNotes;
+use crate::cli::approval::TuiApprover;
 use crate::cli::build;
 
 /// Longest wait for an interrupted turn to commit its `agent_stop` when a
@@ -40,6 +41,8 @@ pub(super) struct RuntimeBridge {
     messages: Option<UnboundedReceiver<AgentMessage>>,
     /// This session's command runner (its jobs, the user's `!cmd`).
     pub(super) shell: Option<Shell>,
+    /// Asks the UI before a change is applied or a command runs.
+    approver: Arc<TuiApprover>,
     /// The user's `!cmd`s run so far (for pane ids).
     pub(super) user_runs: u64,
     /// Stops the user's running commands (Esc).
@@ -62,7 +65,9 @@ impl RuntimeBridge {
             Some(message) => Err(message.clone()),
         };
         let (session, note) = super::sessions::start_session(&manager, &launch).await?;
+        let approver = TuiApprover::new(ui.clone());
         let mut bridge = Self {
+            approver,
             launch,
             manager,
             ui,
@@ -100,6 +105,10 @@ impl RuntimeBridge {
             &self.launch.settings,
             adaptor.clone(),
             Some(self.session.clone()),
+            &build::Gate {
+                default_mode: Mode::Ask,
+                approver: Some(self.approver.clone()),
+            },
         ) {
             Ok((agent, warnings)) => {
                 for warning in warnings {
@@ -195,6 +204,25 @@ impl RuntimeBridge {
                 self.prompt(text).await?
             }
             Op::UserShell(command) => self.user_shell(command),
+            Op::Approval { id, answer } => self.approver.answer(id, answer),
+            Op::Undo | Op::Diff => {
+                if let Some(agent) = &self.agent {
+                    let (agent, ui) = (agent.clone(), self.ui.clone());
+                    let undo = matches!(op, Op::Undo);
+                    tokio::spawn(async move {
+                        let (level, text) = match undo_or_diff(&agent, undo).await {
+                            Err(e) => (NoticeLevel::Error, e.to_string()),
+                            Ok(text) => (NoticeLevel::Info, text),
+                        };
+                        let _ = ui.send(UiInput::Notice { level, text });
+                    });
+                }
+            }
+            Op::Permissions => {
+                if let Some(agent) = &self.agent {
+                    self.notice(NoticeLevel::Info, agent.permits().describe());
+                }
+            }
             Op::Jobs => self.jobs(),
             Op::KillJob(id) => self.kill_job(&id).await,
             Op::Interrupt => {
@@ -311,6 +339,10 @@ impl RuntimeBridge {
             &self.launch.settings,
             adaptor.clone(),
             Some(self.session.clone()),
+            &build::Gate {
+                default_mode: Mode::Ask,
+                approver: Some(self.approver.clone()),
+            },
         ) {
             Ok((agent, _)) => {
                 if let Err(e) = self.attach_shell(&agent) {
@@ -399,6 +431,11 @@ impl RuntimeBridge {
                 .map(|a| a.state().current_window_tokens)
                 .unwrap_or(0),
             session_id: self.session.id().to_string(),
+            permission_mode: self
+                .agent
+                .as_ref()
+                .map(|a| a.permits().mode().to_string())
+                .unwrap_or_default(),
             sandbox: self
                 .shell
                 .as_ref()
@@ -425,6 +462,19 @@ impl RuntimeBridge {
     pub(super) fn ui_sender(&self) -> UnboundedSender<UiInput> {
         self.ui.clone()
     }
+}
+
+/// `/undo`'s report or `/diff`'s diff.
+async fn undo_or_diff(agent: &Agent, undo: bool) -> Result<String, light_agent::AgentError> {
+    if undo {
+        return Ok(agent.undo_last_turn().await?.describe());
+    }
+    let diff = agent.session_diff().await?;
+    Ok(if diff.is_empty() {
+        "no file changes in this session".to_string()
+    } else {
+        diff
+    })
 }
 
 async fn recv<T>(rx: &mut Option<UnboundedReceiver<T>>) -> Option<T> {

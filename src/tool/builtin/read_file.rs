@@ -17,6 +17,7 @@ use serde::Deserialize;
 use super::blocking::{self, StopFlag};
 use crate::tool::labelled::Labelled;
 use crate::tool::sandbox::{resolve_in_cwd, resolve_in_roots};
+use crate::tool::seen::SeenFiles;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "read_file";
@@ -95,8 +96,10 @@ impl Tool for ReadFileTool {
             byte_offset: args.byte_offset,
         };
         let path = file.absolute;
+        let seen = ctx.seen.clone();
         let read =
-            blocking::run_blocking(&ctx.cancel, move |stop| read(&path, &request, stop)).await;
+            blocking::run_blocking(&ctx.cancel, move |stop| read(&path, &request, stop, &seen))
+                .await;
         match read {
             Ok(Ok(Some(output))) => output,
             Ok(Ok(None)) => blocking::cancelled(NAME),
@@ -198,7 +201,12 @@ struct FileView<'a> {
 }
 
 /// Reads what `request` asks for. `None` when stopped.
-fn read(path: &Path, request: &Request, stop: &StopFlag) -> io::Result<Option<ToolOutput>> {
+fn read(
+    path: &Path,
+    request: &Request,
+    stop: &StopFlag,
+    seen: &SeenFiles,
+) -> io::Result<Option<ToolOutput>> {
     let mut file = File::open(path)?;
     let size = file.metadata()?.len();
     let mut head = Vec::new();
@@ -219,14 +227,23 @@ fn read(path: &Path, request: &Request, stop: &StopFlag) -> io::Result<Option<To
     }
     file.seek(SeekFrom::Start(0))?;
     if size <= WINDOW_BYTES {
-        return Ok(Some(read_small(file, size, request)?));
+        return Ok(Some(read_small(file, size, request, seen)?));
     }
     read_large(file, size, request, stop)
 }
 
-fn read_small(file: File, size: u64, request: &Request) -> io::Result<ToolOutput> {
+fn read_small(
+    file: File,
+    size: u64,
+    request: &Request,
+    seen: &SeenFiles,
+) -> io::Result<ToolOutput> {
     let mut bytes = Vec::new();
     file.take(WINDOW_BYTES).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 == size {
+        // The agent now knows this file whole: the writing tools' stale guard.
+        seen.saw(&request.relative, &bytes);
+    }
     let text = String::from_utf8_lossy(&bytes);
     let body = text.strip_suffix('\n').unwrap_or(&text);
     let lines: Vec<(u64, String)> = if text.is_empty() {

@@ -96,11 +96,16 @@ impl TextFile {
 
     /// The bytes to write: BOM restored, text as is.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.text.len() + BOM.len());
+        self.bytes_of(&self.text)
+    }
+
+    /// The bytes of `text` (this file's new text) in this file's format.
+    pub fn bytes_of(&self, text: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(text.len() + BOM.len());
         if self.bom {
             out.extend_from_slice(BOM);
         }
-        out.extend_from_slice(self.text.as_bytes());
+        out.extend_from_slice(text.as_bytes());
         out
     }
 

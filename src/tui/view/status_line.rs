@@ -153,6 +153,17 @@ impl StatusView<'_> {
         if self.activity != Activity::Idle && !compact {
             spans.push(Span::styled(" (esc to interrupt)", dim));
         }
+        // The permission mode when it is not the TUI's default: `full` in red.
+        let mode_style = match self.status.permission_mode.as_str() {
+            "full" => Some(Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)),
+            "auto" => Some(Style::new().fg(Color::Yellow)),
+            "read-only" => Some(dim),
+            _ => None,
+        };
+        if let Some(style) = mode_style {
+            spans.push(sep());
+            spans.push(Span::styled(self.status.permission_mode.clone(), style));
+        }
         if self.queued > 0 {
             spans.push(sep());
             spans.push(Span::styled(
@@ -195,12 +206,42 @@ pub fn count(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::count;
+    use super::*;
 
     #[test]
     fn token_counts_round_to_one_decimal_of_their_unit() {
         assert_eq!(count(950), "950");
         assert_eq!(count(12_345), "12.3k");
         assert_eq!(count(4_100_000), "4.1M");
+    }
+
+    fn view(status: &RuntimeStatus) -> StatusView<'_> {
+        StatusView {
+            status,
+            tokens: TokenTotals::default(),
+            activity: Activity::Idle,
+            elapsed: None,
+            queued: 0,
+            hint: None,
+        }
+    }
+
+    #[test]
+    fn full_permissions_show_in_red_and_ask_is_not_shown() {
+        let mut status = RuntimeStatus {
+            model: "m".into(),
+            permission_mode: "full".into(),
+            ..RuntimeStatus::default()
+        };
+        let line = view(&status).line();
+        let mode = line
+            .spans
+            .iter()
+            .find(|s| s.content == "full")
+            .expect("mode shown");
+        assert_eq!(mode.style.fg, Some(Color::Red));
+        status.permission_mode = "ask".into();
+        let line = view(&status).line();
+        assert!(!line.spans.iter().any(|s| s.content == "ask"));
     }
 }
