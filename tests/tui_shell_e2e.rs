@@ -75,3 +75,70 @@ async fn live_output_streams_into_the_pane_and_esc_stops_the_command() {
         Vec::<u32>::new()
     );
 }
+
+fn shell_call(id: &str, command: &str) -> Reply {
+    let args = serde_json::json!({ "_intent": "run it", "command": command }).to_string();
+    support::OpenAiStream::new()
+        .tool_call(id, "shell", &[&args])
+        .into_reply()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_are_approved_or_denied_in_the_overlay_and_stream_live() {
+    let f = Workspace::new("fn main() {}\n");
+    let nap = unique_sleep(60);
+    let mock = MockModel::start([
+        shell_call("call_1", "echo approved > marker.txt"),
+        Reply::openai_text("Ran it."),
+        shell_call("call_2", "echo nope > denied.txt"),
+        Reply::openai_text("Not run."),
+        shell_call(
+            "call_3",
+            &format!("echo tick-one; echo tick-two; sleep {nap}"),
+        ),
+        Reply::openai_text("never sent"),
+    ])
+    .await;
+    let mut cmd = agent(&f, &mock.openai_base_url());
+    cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
+    let pty = Pty::spawn(cmd);
+    pty.wait_for_text("mock-model", WAIT);
+
+    // y: the overlay shows the command, where and how it runs; it runs.
+    pty.type_text("run one");
+    pty.press(Key::Enter);
+    pty.wait_for_text("$ echo approved > marker.txt", WAIT);
+    pty.wait_for_text("sandboxed", WAIT);
+    pty.type_text("y");
+    pty.wait_for_anywhere("Ran it.", WAIT);
+    assert_eq!(
+        std::fs::read_to_string(f.repo.join("marker.txt")).unwrap(),
+        "approved\n"
+    );
+
+    // n: nothing runs, and the model is told.
+    pty.type_text("run two");
+    pty.press(Key::Enter);
+    pty.wait_for_text("$ echo nope > denied.txt", WAIT);
+    pty.type_text("n");
+    pty.wait_for_text("reason:", WAIT);
+    pty.press(Key::Enter);
+    pty.wait_for_anywhere("Not run.", WAIT);
+    assert!(!f.repo.join("denied.txt").exists());
+    let denial = mock.requests()[3].body["messages"].to_string();
+    assert!(denial.contains("denied by the user"), "{denial}");
+
+    // Live output shows in the pane while the command runs; Esc ends it.
+    pty.type_text("run three");
+    pty.press(Key::Enter);
+    pty.wait_for_text("$ echo tick-one", WAIT);
+    pty.type_text("y");
+    pty.wait_for_text("tick-two", WAIT);
+    assert!(!processes_with(&nap).is_empty(), "still running");
+    pty.press(Key::Esc);
+    pty.wait_for_anywhere("interrupted", WAIT);
+    assert_eq!(
+        support::shell_harness::wait_until_gone(&nap).await,
+        Vec::<u32>::new()
+    );
+}
