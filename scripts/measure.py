@@ -8,6 +8,8 @@ Prints the figures that docs/PERFORMANCE.md records:
   - peak RSS of the TUI after one such prompt (VmHWM)
   - Esc → "interrupted" on screen during a hanging stream
   - headless `exec` vs curl reading the same 20 000-delta stream
+  - 100 MB of command output (`!cmd` in the TUI): keystroke echo while it
+    streams, and the agent's RSS growth (`--shell-only` runs just this)
 
     cargo build --release --bins --examples && python3 scripts/measure.py [--runs 10]
 """
@@ -26,7 +28,7 @@ import termios
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, "target", "release", "light-agent")
+BINARY = os.environ.get("LIGHT_AGENT_BINARY") or os.path.join(ROOT, "target", "release", "light-agent")
 
 
 def fake_model(port, *extra):
@@ -87,11 +89,67 @@ def env_for(home):
     return env
 
 
+def vm_kib(pid, field):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def measure_shell_output(repo, runs):
+    """100 MB through a `!cmd` pane: echo latency of keys typed meanwhile
+    (each a '§', found by counting them in what the UI writes) and the
+    growth of the agent's RSS (VmHWM after minus VmRSS before)."""
+    command = b"!head -c 100000000 /dev/zero | tr '\\0' x | fold -w 99\r"
+    key = "\u00a7".encode()
+    echoes, growth = [], []
+    for _ in range(runs):
+        home = tempfile.mkdtemp()
+        pty = Pty([BINARY, "--new", "--base-url", "http://127.0.0.1:9/v1", "--model", "fake"], repo, env_for(home))
+        pty.wait_for(b"Ask anything")
+        time.sleep(0.3)
+        before = vm_kib(pty.proc.pid, "VmRSS")
+        mark = len(pty.buffer)
+        pty.send(command)
+        pty.wait_for(b"xxxxxxxx", since=mark)
+        typed = 0
+        while True:
+            seen = pty.buffer.count(key)
+            pressed = time.perf_counter()
+            pty.send(key)
+            typed += 1
+            deadline = pressed + 5
+            while pty.buffer.count(key) <= seen and time.perf_counter() < deadline:
+                ready, _, _ = select.select([pty.master], [], [], 0.001)
+                if ready:
+                    data = os.read(pty.master, 1 << 16)
+                    for _ in range(data.count(b"\x1b[6n")):
+                        os.write(pty.master, b"\x1b[1;1R")
+                    pty.buffer += data
+            echoes.append((time.perf_counter() - pressed) * 1000)
+            if b"exit 0 after" in pty.buffer[mark:] or typed >= 400:
+                break
+            time.sleep(0.02)
+        growth.append((vm_kib(pty.proc.pid, "VmHWM") - before) / 1024)
+        pty.close()
+        shutil.rmtree(home, ignore_errors=True)
+    return echoes, growth
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--deltas", type=int, default=20000)
+    parser.add_argument("--shell-only", action="store_true")
     opts = parser.parse_args()
+    if opts.shell_only:
+        repo = tempfile.mkdtemp()
+        echoes, growth = measure_shell_output(repo, opts.runs)
+        print(f"{'100 MB !cmd: keystroke echo':40s} median {statistics.median(echoes):8.1f} ms   p99 "
+              f"{sorted(echoes)[int(len(echoes) * 0.99) - 1]:8.1f}   max {max(echoes):8.1f}   ({len(echoes)} keys)")
+        print(f"{'100 MB !cmd: RSS growth':40s} median {statistics.median(growth):8.1f} MiB   max {max(growth):8.1f}")
+        return
     repo = tempfile.mkdtemp()
     os.makedirs(os.path.join(repo, "src"))
     with open(os.path.join(repo, "src", "main.rs"), "w") as f:

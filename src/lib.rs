@@ -78,6 +78,7 @@ pub mod config;
 pub mod context;
 pub mod permission;
 pub mod protocol;
+pub mod sandbox;
 pub mod session;
 pub mod tool;
 #[cfg(feature = "tui")]

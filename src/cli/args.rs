@@ -24,6 +24,9 @@ pub struct Cli {
     /// Log level for the log file (e.g. info, debug, light_agent=trace).
     #[arg(long, global = true, value_name = "FILTER")]
     pub log_level: Option<String>,
+    /// How commands are confined: workspace-write (default), read-only, or off.
+    #[arg(long, global = true, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"])]
+    pub sandbox: Option<String>,
     /// Permission mode: read-only (no writing tools; exec's default), ask
     /// (approve each change; the TUI's default), auto (edits apply), full.
     #[arg(long, global = true, value_name = "MODE")]

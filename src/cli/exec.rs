@@ -95,6 +95,8 @@ async fn print_until_stop(
                 }
             }
             notice = notices.recv(), if notices_open => match notice {
+                // Headless runs print results, not live progress.
+                Some(Notice::ToolOutput { .. }) => {}
                 Some(notice) => {
                     // Events the agent sent before this notice come first.
                     if print_queued(&mut stdout, None, events, format)? {
@@ -154,6 +156,7 @@ fn print_notice(notice: &Notice) {
             "(the answer was cut off; what was printed of it is dropped and the model is asked again)",
         ),
         Notice::Warning(text) => output::eprintln(&format!("warning: {text}")),
+        Notice::ToolOutput { .. } => {}
     }
 }
 

@@ -32,7 +32,7 @@ use std::future::Future;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-pub use context::ToolContext;
+pub use context::{ProgressSink, ToolContext, ToolProgress};
 pub use definition::ToolDefinition;
 pub use registry::{RegisterError, ToolRegistry};
 

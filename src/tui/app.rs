@@ -226,6 +226,14 @@ impl App {
         self.job.is_some() || self.awaiting > 0
     }
 
+    /// Whether one of the user's own commands (`!CMD`) is running (Esc
+    /// stops it).
+    pub fn user_command_running(&self) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.pane.call.name == "!" && t.pane.outcome.is_none())
+    }
+
     /// The session's tokens so far.
     pub fn tokens(&self) -> TokenTotals {
         self.tokens
@@ -516,7 +524,7 @@ impl App {
         }
     }
 
-    fn commit_finished_tools(&mut self) {
+    pub(crate) fn commit_finished_tools(&mut self) {
         while self.tools.first().is_some_and(|t| t.pane.outcome.is_some()) {
             let tool = self.tools.remove(0);
             let lines = tool

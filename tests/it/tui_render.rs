@@ -52,6 +52,7 @@ fn status() -> RuntimeStatus {
         window_tokens: 50_000,
         session_id: "5f3a9c21-77aa-4d1e".into(),
         permission_mode: "ask".into(),
+        ..RuntimeStatus::default()
     }
 }
 

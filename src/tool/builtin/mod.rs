@@ -24,6 +24,7 @@ mod edit;
 mod grep;
 mod prompts;
 mod read_file;
+pub mod shell;
 mod tree;
 mod write;
 

@@ -20,6 +20,7 @@ pub mod child_env;
 pub mod decoding;
 pub mod history;
 pub mod mock_model;
+pub mod shell_harness;
 pub mod streams;
 pub mod vendor_streams;
 
