@@ -67,7 +67,8 @@
 //! - [`session`]: SQLite sessions.
 //! - [`agent`]: the [`Agent`] and its loop.
 //! - [`config`]: configuration file, environment and flags resolved once.
-//! - [`tui`]: the terminal front end, joined to the runtime by channels.
+//! - `tui` (Cargo feature `tui`, on by default): the terminal front end,
+//!   joined to the runtime by channels.
 #![deny(missing_docs)]
 
 pub mod agent;
@@ -77,6 +78,7 @@ pub mod context;
 pub mod protocol;
 pub mod session;
 pub mod tool;
+#[cfg(feature = "tui")]
 pub mod tui;
 
 pub use agent::{Agent, AgentConfig, AgentError, AgentState, LoopConfig, Notice, TurnOutcome};

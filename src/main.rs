@@ -93,7 +93,7 @@ async fn run(cli: Cli) -> Result<Exit> {
             cli::sessions::list(&manager, &cwd, all, json, limit).await
         }
         Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
-        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level),
+        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level).await,
         Some(Command::Completions { shell }) => {
             // Generated into memory: clap_complete panics on a failed write.
             let mut script = Vec::new();
@@ -115,7 +115,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 (true, None) => SessionChoice::New,
                 (false, None) => SessionChoice::Latest,
             };
-            let setup = setup(&cli.model, cli.log_level)?;
+            let setup = setup(&cli.model, cli.log_level).await?;
             let (settings, model_missing) = match setup.resolution {
                 Resolution::Ready(settings) => (settings, None),
                 Resolution::NoModel { message, settings } => (settings, Some(message)),
@@ -157,7 +157,11 @@ fn open_store() -> Result<SessionManager> {
         .with_context(|| format!("opening the session database {}", paths.db_file.display()))
 }
 
-fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String>) -> Result<Exit> {
+async fn run_config(
+    action: ConfigAction,
+    model: &ModelFlags,
+    log_level: Option<String>,
+) -> Result<Exit> {
     match action {
         ConfigAction::Init => {
             let paths = paths(&env())?;
@@ -175,7 +179,7 @@ fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String
             ))?;
         }
         ConfigAction::Show => {
-            let setup = setup(model, log_level)?;
+            let setup = setup(model, log_level).await?;
             if let Resolution::NoModel { message, .. } = &setup.resolution {
                 output::println(&format!("# {message}"))?;
             }
@@ -192,7 +196,7 @@ struct Setup {
     _log: Option<config::LogGuard>,
 }
 
-fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
+async fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
     let env = env();
     let paths = paths(&env)?;
     let flags = Flags {
@@ -202,7 +206,20 @@ fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
         context_window: model.context_window,
         log_level,
     };
-    let resolution = config::load(&paths, &env, &flags)?;
+    // Ask local servers first, concurrently and within a budget, so resolving
+    // stays pure and no runtime worker blocks on a network call.
+    let servers = config::servers_to_probe(&paths, &env, &flags)?;
+    let answers = futures::future::join_all(
+        servers
+            .iter()
+            .map(|url| light_agent::ai::probe_ollama(url, light_agent::ai::PROBE_TIMEOUT)),
+    )
+    .await;
+    let probed = |url: &str| {
+        let at = servers.iter().position(|asked| asked == url)?;
+        answers.get(at).cloned().flatten()
+    };
+    let resolution = config::load(&paths, &env, &flags, &probed)?;
     let settings = resolution.settings();
     // Logging is best effort: a read-only state dir must not stop the agent.
     let log = config::init_logging(&paths, &settings.log_level).ok();
@@ -222,7 +239,7 @@ async fn run_exec(
     log_level: Option<String>,
     cwd: &Path,
 ) -> Result<Exit> {
-    let setup = setup(model, log_level)?;
+    let setup = setup(model, log_level).await?;
     let settings: &Settings = match &setup.resolution {
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),

@@ -30,6 +30,7 @@ use crate::context::ContextConfig;
 use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
+use crate::tool::fs::Root;
 
 pub use hub::Notice;
 pub use recall::RecallTool;
@@ -55,7 +56,8 @@ impl Default for LoopConfig {
 
 /// Everything an [`Agent`] is made of.
 pub struct AgentConfig {
-    /// Working directory the tools are confined to (canonicalised).
+    /// Working directory the tools are confined to; opened once, when the
+    /// agent is made, and held as a handle from then on.
     pub cwd: PathBuf,
     /// Where events are persisted; `None` keeps them in memory only.
     pub session: Option<AgentSession>,
@@ -182,6 +184,14 @@ impl Agent {
     /// When called outside a tokio runtime.
     pub fn new(config: AgentConfig) -> Self {
         let cwd = std::fs::canonicalize(&config.cwd).unwrap_or(config.cwd);
+        // Opened once: the tools reach this directory, whatever later
+        // happens to its path.
+        let root = Root::open(&cwd).map_err(|e| {
+            format!(
+                "the working directory {} cannot be opened: {e}",
+                cwd.display()
+            )
+        });
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
@@ -204,7 +214,7 @@ impl Agent {
         let worker = worker::Worker::new(worker::WorkerParts {
             shared: shared.clone(),
             tools: tools.clone(),
-            cwd,
+            root,
             session: config.session,
             adaptor: config.adaptor,
             context: config.context,

@@ -1,6 +1,5 @@
 //! The task that owns the session window and runs queued jobs one by one.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -14,11 +13,12 @@ use crate::context::{ContextBuilder, ContextConfig};
 use crate::protocol::{AgentEvent, Meta, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
+use crate::tool::fs::Root;
 
 pub(super) struct WorkerParts {
     pub shared: Arc<Shared>,
     pub tools: ToolRegistry,
-    pub cwd: PathBuf,
+    pub root: Result<Root, String>,
     pub session: Option<AgentSession>,
     pub adaptor: Arc<dyn Adaptor>,
     pub context: ContextConfig,
@@ -30,7 +30,9 @@ pub(super) struct WorkerParts {
 pub(super) struct Worker {
     pub(super) shared: Arc<Shared>,
     pub(super) tools: ToolRegistry,
-    pub(super) cwd: PathBuf,
+    /// The working directory's handle, or why it could not be opened
+    /// (every tool call then fails with that reason).
+    pub(super) root: Result<Root, String>,
     pub(super) session: Option<AgentSession>,
     pub(super) adaptor: Arc<dyn Adaptor>,
     pub(super) context: ContextBuilder,
@@ -47,7 +49,7 @@ impl Worker {
         Self {
             shared: parts.shared,
             tools: parts.tools,
-            cwd: parts.cwd,
+            root: parts.root,
             session: parts.session,
             adaptor: parts.adaptor,
             context: ContextBuilder::new(parts.context),

@@ -9,7 +9,7 @@
 //!   request builder (history → wire JSON) and a [`WireDecoder`] (bytes →
 //!   events); [`gemini`] (Google's native API) and [`responses`] (the
 //!   OpenAI Responses API) follow the same layout.
-//! - [`sse`]: Server-Sent Events framing shared by both decoders.
+//! - [`sse`]: Server-Sent Events framing shared by every decoder.
 //! - `history`: the event log as a provider-neutral conversation. Events
 //!   are taken in log order; thought/output/tool_calls of one step form one
 //!   assistant message; its tool results follow in call order (matched by
@@ -22,8 +22,10 @@
 //!   are not sent.
 //! - `client`: what each adaptor holds to reach its model (HTTP client,
 //!   key header, model name, timeouts) and its keyed, logged POST.
-//! - `http`: the shared client, [`HttpOptions`] timeouts, and status →
-//!   [`AiError`] classification. `stream`: the cancellable, idle-timed
+//! - `http`: the shared client, [`HttpOptions`] timeouts and transport
+//!   failures; `classify`: the one classification of what a provider
+//!   reports (HTTP status or in-stream error event) into a final or
+//!   retryable [`AiError`]. `stream`: the cancellable, idle-timed
 //!   driver of one streamed call.
 //! - `replay`: provider blobs (Gemini thought signatures, Responses
 //!   reasoning items) kept in memory by tool-call id, because the event
@@ -33,6 +35,7 @@
 
 pub mod anthropic;
 mod assemble;
+mod classify;
 mod client;
 mod connection;
 mod decode;
@@ -42,6 +45,7 @@ pub mod gemini;
 mod history;
 mod http;
 pub mod openai;
+mod probe;
 mod replay;
 pub mod responses;
 pub mod retry;
@@ -59,6 +63,7 @@ pub use history::{
 };
 pub use http::HttpOptions;
 pub use openai::OpenAiAdaptor;
+pub use probe::{PROBE_TIMEOUT, probe_ollama};
 pub use responses::ResponsesAdaptor;
 pub use retry::{RetryPolicy, sleep_or_cancel};
 

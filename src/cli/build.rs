@@ -108,19 +108,22 @@ pub async fn ensure_not_busy(manager: &SessionManager, id: &str, hint: FreshHint
 }
 
 /// The context configuration for `cwd`: the built-in tools' guide,
-/// AGENTS.md and skills. Skill warnings are returned for the host to show.
+/// AGENTS.md and skills. Warnings (skipped AGENTS.md files and skills) are
+/// returned for the host to show.
 pub fn context_config(
     cwd: &Path,
     paths: &Paths,
     settings: &Settings,
 ) -> (ContextConfig, Vec<String>) {
-    let (skills, warnings) = skills::discover(cwd, Some(&paths.skills_dir));
+    let (instructions, mut warnings) = project::load_agents_md(cwd);
+    let (skills, skill_warnings) = skills::discover(cwd, Some(&paths.skills_dir));
+    warnings.extend(skill_warnings);
     let config = ContextConfig {
         prompts: vec![PromptSection::new(
             builtin::TOOL_PROMPTS_NAME,
             builtin::tool_prompts(),
         )],
-        project_instructions: project::load_agents_md(cwd),
+        project_instructions: instructions,
         skills,
         strategy_enabled: settings.context_strategy,
         context_window: settings.context_window,

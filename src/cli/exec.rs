@@ -209,7 +209,7 @@ fn print_text(out: &mut SafeWriter<impl Write>, event: &AgentEvent) -> Result<()
 fn short_args(args: &serde_json::Value) -> String {
     let mut args = args.clone();
     if let Some(map) = args.as_object_mut() {
-        map.remove("_intent");
+        map.remove(light_agent::protocol::INTENT_FIELD);
     }
     truncate(&args.to_string(), 160)
 }

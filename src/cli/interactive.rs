@@ -46,7 +46,10 @@ pub async fn run(launch: Launch) -> Result<Exit> {
     let (op_tx, op_rx) = unbounded_channel();
     let (ui_tx, ui_rx) = unbounded_channel();
     let opts = TuiOptions {
-        history_path: Some(history_path(&launch.paths, &launch.cwd)),
+        history_path: Some(super::history_file::history_path(
+            &launch.paths.data_dir,
+            &launch.cwd,
+        )),
         show_thoughts: launch.settings.tui.show_thoughts,
         tool_preview_lines: launch.settings.tui.tool_preview_lines,
         no_model_message: launch.model_missing.clone(),
@@ -85,17 +88,6 @@ pub async fn run(launch: Launch) -> Result<Exit> {
         TuiExit::Quit => Exit::Success,
         TuiExit::Signal(number) => Exit::Signal(number),
     })
-}
-
-/// Prompt history file for a cwd: one file per directory in the data dir.
-fn history_path(paths: &Paths, cwd: &Path) -> PathBuf {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    cwd.hash(&mut hasher);
-    paths
-        .data_dir
-        .join("history")
-        .join(format!("{:016x}.jsonl", hasher.finish()))
 }
 
 struct RuntimeBridge {

@@ -3,6 +3,7 @@
 pub mod args;
 pub mod build;
 pub mod exec;
+pub mod history_file;
 pub mod interactive;
 pub mod output;
 pub mod sessions;

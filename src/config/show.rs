@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::providers::BUILTIN_PROFILES;
 use super::{ProviderProfile, Settings};
 use crate::protocol::{REDACTED, redact_url};
 
@@ -57,6 +58,7 @@ pub fn show(settings: &Settings) -> String {
     for profile in &s.providers {
         provider_section(&mut out, profile);
     }
+    environment_table(&mut out);
     if !s.warnings.is_empty() {
         out.push_str("\n# warnings\n");
         for warning in &s.warnings {
@@ -78,6 +80,23 @@ fn provider_section(out: &mut String, profile: &ProviderProfile) {
     }
     if profile.api_key_env.is_some() || profile.api_key.is_some() {
         key_line(out, profile.api_key.is_some());
+    }
+}
+
+/// The environment rules of the built-in profiles, as comments.
+fn environment_table(out: &mut String) {
+    out.push_str(
+        "\n# Built-in profiles read the environment: key variable, base-URL variable, default URL.\n",
+    );
+    for p in BUILTIN_PROFILES {
+        let _ = writeln!(
+            out,
+            "# {:<17} {:<17} {:<23} {}",
+            p.name,
+            p.key_env.unwrap_or("(no key)"),
+            p.base_url_env,
+            p.default_url
+        );
     }
 }
 

@@ -17,7 +17,7 @@ mod tool;
 
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
 pub use secret::{REDACTED, Redactor, Secret, redact_url};
-pub use tool::{ToolCall, ToolOutcome, ToolSpec};
+pub use tool::{INTENT_FIELD, ToolCall, ToolOutcome, ToolSpec};
 
 /// Current time as milliseconds since the Unix epoch (0 if the clock is
 /// before the epoch).

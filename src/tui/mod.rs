@@ -45,7 +45,8 @@ pub use bridge::{
 
 use crate::protocol::now_millis;
 
-/// Environment switch for the end-to-end test: `1` panics after the first frame.
+/// Environment switch for the end-to-end test: `1` panics after the first
+/// frame. Read only by debug builds: release binaries carry no test hook.
 pub const TEST_PANIC_ENV: &str = "LIGHT_AGENT_TEST_PANIC";
 
 /// Runs the terminal UI on stdout until the user quits, the runtime closes
@@ -59,8 +60,9 @@ pub async fn run(
 ) -> Result<TuiExit, TuiError> {
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
-    let config = runner::LoopConfig {
-        panic_after_first_frame: std::env::var_os(TEST_PANIC_ENV).is_some_and(|v| v == "1"),
+    let config = runner::RunOptions {
+        panic_after_first_frame: cfg!(debug_assertions)
+            && std::env::var_os(TEST_PANIC_ENV).is_some_and(|v| v == "1"),
     };
     let guard = terminal::TerminalGuard::enter()?;
     let (width, height) = crossterm::terminal::size()?;

@@ -4,19 +4,17 @@
 //! - [`schema`]: our JSON Schema → Gemini's schema dialect.
 //! - [`decode`]: stream chunks → events.
 //! - [`call_ids`]: ids for calls the API leaves unnamed, unique per session.
-//! - `error`: Gemini's wording of context-length and bad-key refusals.
 //!
 //! The key travels in the `x-goog-api-key` header, never in the URL, so
 //! it cannot end up in a logged URL or a transport error message.
 
 pub mod call_ids;
 pub mod decode;
-mod error;
 pub mod request;
 pub mod schema;
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -110,10 +108,7 @@ impl Adaptor for GeminiAdaptor {
         let request = self.post("streamGenerateContent?alt=sse", &body);
         let decoder =
             GeminiDecoder::new(self.call_ids.clone()).with_signature_memo(self.signatures.clone());
-        self.client
-            .stream(request, decoder, cancel)
-            .map(|item| item.map_err(error::reclassify))
-            .boxed()
+        self.client.stream(request, decoder, cancel)
     }
 
     fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {
@@ -121,7 +116,7 @@ impl Adaptor for GeminiAdaptor {
             .client
             .send_json(self.post("generateContent", &build_text_body(&req)));
         async move {
-            let body = answer.await.map_err(error::reclassify)?;
+            let body = answer.await?;
             Ok(parse_text_response(&body))
         }
         .boxed()
