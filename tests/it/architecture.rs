@@ -333,6 +333,34 @@ fn the_binary_prints_only_through_the_terminal_safe_output() {
     assert!(violations.is_empty(), "{violations:#?}");
 }
 
+#[test]
+fn every_integration_test_file_is_a_module_of_the_one_test_binary() {
+    // With `autotests = false` a file that main.rs does not name never runs.
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let main = std::fs::read_to_string(tests.join("it/main.rs")).unwrap();
+    let declared: BTreeSet<String> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+        .map(str::to_owned)
+        .collect();
+    let mut stray = Vec::new();
+    for dir in [tests.clone(), tests.join("it")] {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            if path.extension().is_some_and(|e| e == "rs")
+                && stem != "main"
+                && (dir == tests || !declared.contains(stem))
+            {
+                stray.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(stray.is_empty(), "not part of tests/it/main.rs: {stray:#?}");
+}
+
 fn module_path(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|p| p.to_string()).collect()
 }
