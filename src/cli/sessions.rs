@@ -73,76 +73,101 @@ fn info_json(s: &SessionInfo) -> serde_json::Value {
     })
 }
 
-/// Prints one session, as markdown or as JSON lines.
+/// Events read from the store per page while printing a session.
+const SHOW_PAGE: usize = 256;
+
+/// Prints one session, as markdown or as JSON lines, page by page from the
+/// database, so memory stays bounded however long the log is.
 pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit> {
     let session = manager.open_session(id).await?;
-    let events = session.load_all().await?;
     let mut out = output::stdout();
-    if json {
-        for event in &events {
-            out.json_line(&serde_json::to_string(event)?)?;
-        }
-    } else {
+    let mut text = String::new();
+    if !json {
         let info = manager.info(id).await?;
-        out.text(&to_markdown(&info, &events))?;
+        text = markdown_header(&info);
     }
+    let mut after = 0;
+    loop {
+        let page = session.events_after(after, SHOW_PAGE).await?;
+        let Some((last, _)) = page.last() else {
+            break;
+        };
+        after = *last;
+        for (_, event) in &page {
+            if json {
+                out.json_line(&serde_json::to_string(event)?)?;
+            } else {
+                push_markdown(&mut text, event);
+            }
+        }
+        out.text(&text)?;
+        text.clear();
+    }
+    out.text(&text)?;
     out.flush()?;
     Ok(Exit::Success)
 }
 
 /// A readable transcript of a session.
 pub fn to_markdown(info: &SessionInfo, events: &[AgentEvent]) -> String {
-    let mut out = format!(
+    let mut out = markdown_header(info);
+    for event in events {
+        push_markdown(&mut out, event);
+    }
+    out
+}
+
+fn markdown_header(info: &SessionInfo) -> String {
+    format!(
         "# {}\n\n`{}` · {}\n",
         info.title.as_deref().unwrap_or("(untitled)"),
         info.id,
         info.cwd.display()
-    );
-    for event in events {
-        match event {
-            AgentEvent::Input { text, meta, .. } => {
-                let _ = write!(
-                    out,
-                    "\n## Turn {}\n\n> {}\n",
-                    meta.turn,
-                    text.replace('\n', "\n> ")
-                );
-            }
-            AgentEvent::Thought { text, .. } if !text.is_empty() => {
-                let _ = write!(
-                    out,
-                    "\n<details><summary>thought</summary>\n\n{text}\n\n</details>\n"
-                );
-            }
-            AgentEvent::Output { text, .. } => {
-                let _ = write!(out, "\n{text}\n");
-            }
-            AgentEvent::ToolCalls { calls, .. } => {
-                for call in calls {
-                    let intent = call.intent().map(|i| format!(" — {i}")).unwrap_or_default();
-                    let _ = write!(
-                        out,
-                        "\n**{}**{intent}\n\n```json\n{}\n```\n",
-                        call.name, call.args
-                    );
-                }
-            }
-            AgentEvent::ToolResult { outcome, .. } => {
-                let mark = if outcome.is_error { "✗" } else { "✓" };
-                let _ = write!(
-                    out,
-                    "\n{mark} `{}` result:\n\n```\n{}\n```\n",
-                    outcome.name, outcome.result
-                );
-            }
-            AgentEvent::AgentStop { cause, message, .. } if *cause != StopCause::Done => {
-                let _ = write!(out, "\n_stopped ({cause:?}): {message}_\n");
-            }
-            AgentEvent::AgentSummary { .. } => {
-                out.push_str("\n_older steps were summarised here_\n")
-            }
-            _ => {}
+    )
+}
+
+/// Appends one event of a transcript.
+fn push_markdown(out: &mut String, event: &AgentEvent) {
+    match event {
+        AgentEvent::Input { text, meta, .. } => {
+            let _ = write!(
+                out,
+                "\n## Turn {}\n\n> {}\n",
+                meta.turn,
+                text.replace('\n', "\n> ")
+            );
         }
+        AgentEvent::Thought { text, .. } if !text.is_empty() => {
+            let _ = write!(
+                out,
+                "\n<details><summary>thought</summary>\n\n{text}\n\n</details>\n"
+            );
+        }
+        AgentEvent::Output { text, .. } => {
+            let _ = write!(out, "\n{text}\n");
+        }
+        AgentEvent::ToolCalls { calls, .. } => {
+            for call in calls {
+                let intent = call.intent().map(|i| format!(" — {i}")).unwrap_or_default();
+                let _ = write!(
+                    out,
+                    "\n**{}**{intent}\n\n```json\n{}\n```\n",
+                    call.name, call.args
+                );
+            }
+        }
+        AgentEvent::ToolResult { outcome, .. } => {
+            let mark = if outcome.is_error { "✗" } else { "✓" };
+            let _ = write!(
+                out,
+                "\n{mark} `{}` result:\n\n```\n{}\n```\n",
+                outcome.name, outcome.result
+            );
+        }
+        AgentEvent::AgentStop { cause, message, .. } if *cause != StopCause::Done => {
+            let _ = write!(out, "\n_stopped ({cause:?}): {message}_\n");
+        }
+        AgentEvent::AgentSummary { .. } => out.push_str("\n_older steps were summarised here_\n"),
+        _ => {}
     }
-    out
 }

@@ -93,7 +93,7 @@ fn environment_table(out: &mut String) {
             out,
             "# {:<17} {:<17} {:<23} {}",
             p.name,
-            p.key_env.unwrap_or("(no key)"),
+            p.key_env.unwrap_or("(none)"),
             p.base_url_env,
             p.default_url
         );

@@ -111,22 +111,40 @@ fn stored_result(events: &[AgentEvent], id: &str) -> String {
         .unwrap()
 }
 
+/// Every streamed request of `mock` fits `window` tokens (four bytes a
+/// token, the whole body counted).
+fn assert_all_fit(mock: &MockModel, window: usize) {
+    for (index, request) in mock.requests().iter().enumerate() {
+        let bytes = request.body.to_string().len();
+        assert!(
+            bytes <= window * 4,
+            "request {index}: {bytes} bytes is over a {window}-token window"
+        );
+    }
+}
+
 #[tokio::test]
 async fn crossing_compact_at_summarises_and_folded_results_stay_recallable() {
     let dir = tempfile::tempdir().unwrap();
     let repo = repo_with_big_file(dir.path());
+    let thinking_aloud = "I will look at main next. ".repeat(480);
+    let args = json!({ "path": "src/main.rs", "_intent": "read main" }).to_string();
     let mock = MockModel::start([
         // Turn 1.
         read_call("c1", "big.txt", "read the big file", 100),
         read_call("c2", "src/lib.rs", "read lib", 200),
-        read_call("c3", "src/main.rs", "read main", 4_600),
+        // A long answer text is never indexed: with it the cold part crosses compact_at.
+        OpenAiStream::new()
+            .text(&thinking_aloud)
+            .tool_call("c3", "read_file", &[&args])
+            .usage(300, 10)
+            .into_reply(),
         note("<historyNote>first note</historyNote>"),
         OpenAiStream::new()
             .text("turn one done")
             .usage(300, 5)
             .into_reply(),
         // Turn 2.
-        read_call("c6", "big.txt", "read it again", 2_600),
         note("<historyNote>second note</historyNote>"),
         OpenAiStream::new()
             .tool_call(
@@ -155,7 +173,8 @@ async fn crossing_compact_at_summarises_and_folded_results_stay_recallable() {
     );
 
     let requests = mock.requests();
-    assert_eq!(requests.len(), 9);
+    assert_eq!(requests.len(), 8);
+    assert_all_fit(&mock, 9_000);
     let first_summary = &requests[3].body;
     assert!(
         first_summary.get("stream").is_none_or(|s| s == false),
@@ -168,14 +187,14 @@ async fn crossing_compact_at_summarises_and_folded_results_stay_recallable() {
     );
     assert!(!first_summary.contains("previousHistoryNote"));
 
-    let second_summary = requests[6].body.to_string();
+    let second_summary = requests[5].body.to_string();
     assert!(
         second_summary.contains("<previousHistoryNote>") && second_summary.contains("first note"),
         "{second_summary}"
     );
 
     // After the second summary: the note first, no folded bodies, log order.
-    let after = &requests[7].body;
+    let after = &requests[6].body;
     let messages = after["messages"].as_array().unwrap();
     let texts: Vec<String> = messages.iter().map(|m| m.to_string()).collect();
     let note_at = texts
@@ -209,12 +228,19 @@ async fn crossing_compact_at_summarises_and_folded_results_stay_recallable() {
         "the folded read of src/lib.rs is not resent"
     );
 
-    // Recall returns the folded result byte for byte.
+    // Recall returns the folded result byte for byte: this one (12 878
+    // characters) is more than a page of a 9 000-token window holds, so its
+    // first page comes, headed by where the next starts.
     let stored = session.load_all().await.unwrap();
-    assert_eq!(
-        tool_content(&requests[8].body, "c_recall"),
-        stored_result(&stored, "c1")
+    let recalled = tool_content(&requests[7].body, "c_recall");
+    let (header, body) = recalled.split_once('\n').unwrap();
+    assert!(
+        header.starts_with("[recall page: characters 0–"),
+        "{header}"
     );
+    assert!(header.contains("offset: "), "{header}");
+    let original = stored_result(&stored, "c1");
+    assert!(body.len() > 1_000 && original.starts_with(body));
 
     let summaries = stored
         .iter()

@@ -212,7 +212,16 @@ async fn a_three_step_turn_runs_tools_in_parallel_and_persists_everything() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["recall_indexed", "tree", "grep", "read_file"]);
+    assert_eq!(
+        tools,
+        [
+            "recall_indexed",
+            "recall_search",
+            "tree",
+            "grep",
+            "read_file"
+        ]
+    );
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -231,7 +231,13 @@ async fn three_step_turn(vendor: Vendor) {
     assert!(results[2].1.contains("42"), "{}", results[2].1);
     assert_eq!(
         sent_tools(vendor, &requests[0].body),
-        ["recall_indexed", "tree", "grep", "read_file"]
+        [
+            "recall_indexed",
+            "recall_search",
+            "tree",
+            "grep",
+            "read_file"
+        ]
     );
     if let Vendor::Responses = vendor {
         let reasoning: Vec<&Value> = requests[2].body["input"]

@@ -193,6 +193,27 @@ fn the_responses_profile_follows_openai_base_url() {
 }
 
 #[test]
+fn config_show_prints_every_profile_s_environment_rules() {
+    let settings = ready(None, &all_keys(), &Flags::default());
+    let shown = show(&settings);
+    for profile in BUILTIN_PROFILES {
+        let row: Vec<&str> = vec![
+            profile.name,
+            profile.key_env.unwrap_or("(none)"),
+            profile.base_url_env,
+            profile.default_url,
+        ];
+        assert!(
+            shown.lines().any(|l| l
+                .strip_prefix("# ")
+                .is_some_and(|rest| rest.split_whitespace().eq(row.iter().copied()))),
+            "{} missing from:\n{shown}",
+            profile.name
+        );
+    }
+}
+
+#[test]
 fn api_key_env_beats_file() {
     let file = Some("[providers.openai]\napi_key = \"sk-from-file\"\n");
     let from_env = ready(

@@ -70,7 +70,14 @@ async fn weather_example_runs_its_tool_against_the_mock() {
         .collect();
     assert_eq!(
         tools,
-        ["recall_indexed", "tree", "grep", "read_file", "weather"]
+        [
+            "recall_indexed",
+            "recall_search",
+            "tree",
+            "grep",
+            "read_file",
+            "weather"
+        ]
     );
 }
 

@@ -106,7 +106,7 @@ fn the_environment_table_is_the_one_the_code_uses() {
         .map(|p| {
             vec![
                 p.name.to_string(),
-                p.key_env.unwrap_or("(no key)").to_string(),
+                p.key_env.unwrap_or("(none)").to_string(),
                 p.base_url_env.to_string(),
                 p.default_url.to_string(),
             ]

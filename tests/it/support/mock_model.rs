@@ -220,6 +220,9 @@ impl Reply {
 #[derive(Default)]
 struct State {
     replies: VecDeque<Reply>,
+    /// Answers every non-streamed request (summaries) when set, leaving the
+    /// script to the streamed ones.
+    text_reply: Option<Reply>,
     requests: Vec<RecordedRequest>,
     disconnects: usize,
     close_reused: bool,
@@ -265,6 +268,12 @@ impl MockModel {
 
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Answers every non-streamed request (a summary) with `reply` from now
+    /// on; scripted replies then go to streamed requests only.
+    pub fn answer_text_requests_with(&self, reply: Reply) {
+        self.lock().text_reply = Some(reply);
     }
 
     /// Appends a reply to the script.
@@ -413,8 +422,13 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
     };
     let (reply, keep_alive) = {
         let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        let streamed = request.body.get("stream").is_some_and(|s| s == true);
         state.requests.push(request);
-        (state.replies.pop_front(), state.close_reused)
+        let reply = match (&state.text_reply, streamed) {
+            (Some(reply), false) => Some(reply.clone()),
+            _ => state.replies.pop_front(),
+        };
+        (reply, state.close_reused)
     };
     let reply = reply.unwrap_or_else(|| {
         Reply::status(418)
