@@ -43,7 +43,12 @@ fn main() -> ExitCode {
             return Exit::Failure.into();
         }
     };
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // A tool's blocking thread may be stuck in the kernel (a FIFO opened
+    // for reading, a dead network mount); dropping the runtime would wait
+    // for it forever. Everything that matters was committed already.
+    runtime.shutdown_background();
+    match result {
         Ok(exit) => exit.into(),
         Err(e) => {
             if let Some(failed) = e.downcast_ref::<OutputError>() {

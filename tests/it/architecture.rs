@@ -322,6 +322,31 @@ fn no_file_access_bypasses_the_confined_open_api_in_tools() {
 }
 
 #[test]
+fn the_binary_prints_only_through_the_terminal_safe_output() {
+    // Raw print macros would let hostile text reach the terminal unsanitised
+    // and panic on a closed pipe; `cli/output.rs` is the one way out.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![(src.join("main.rs"), Vec::new())];
+    sources(&src, &src.join("cli"), &mut files);
+    let mut violations = Vec::new();
+    for (path, _) in &files {
+        if path.ends_with("cli/output.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        for banned in ["println!", "print!", "eprintln!", "eprint!"] {
+            if text
+                .lines()
+                .any(|l| !l.trim_start().starts_with("//") && l.contains(banned))
+            {
+                violations.push(format!("{}: uses {banned}", path.display()));
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
 fn every_integration_test_file_is_a_module_of_the_one_test_binary() {
     // With `autotests = false` a file that main.rs does not name never runs.
     let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");

@@ -41,6 +41,7 @@ mod session_manager;
 mod session_tail;
 mod shell_process;
 mod shell_sandbox;
+mod shutdown_bounds;
 mod tool_cancel;
 mod tool_cli;
 mod tool_grep;

@@ -517,6 +517,30 @@ fn a_hundred_thousand_line_transcript_opens_at_once() {
 }
 
 #[test]
+fn a_dropped_partial_answer_never_reaches_scrollback_and_the_retry_streams_afresh() {
+    let (mut app, _) = app(60, 20);
+    ev(&mut app, user_input("go"));
+    committed(&mut app);
+    stream_output(&mut app, "Shown line.\nnever fin", 3);
+    assert_eq!(committed(&mut app), ["", "Shown line."]);
+    input(&mut app, UiInput::PartialDropped);
+    let notice = committed(&mut app).join("\n");
+    assert!(notice.contains("cut off and is dropped"), "{notice}");
+    assert!(!notice.contains("never fin"), "{notice}");
+    stream_output(&mut app, "Whole answer.\n", 3);
+    ev(
+        &mut app,
+        AgentEvent::Output {
+            text: "Whole answer.\n".into(),
+            meta: meta(),
+        },
+    );
+    let after = committed(&mut app).join("\n");
+    assert!(after.contains("Whole answer."), "{after}");
+    assert!(!after.contains("never fin"), "{after}");
+}
+
+#[test]
 fn up_and_down_walk_a_history_that_contains_a_slash_command() {
     let dir = tempfile::tempdir().unwrap();
     let opts = TuiOptions {
