@@ -8,7 +8,8 @@ use light_agent::session::SessionManager;
 use light_agent::tool::fs::Root;
 
 use super::Exit;
-use super::build::{SessionChoice, open_session};
+use super::build::{FreshHint, SessionChoice, open_session};
+use super::output;
 
 /// Undoes the latest turn with file changes of `id` (or of `cwd`'s latest
 /// session) and prints what was restored and what was left alone.
@@ -18,12 +19,12 @@ pub async fn run(manager: &SessionManager, cwd: &Path, id: Option<&str>) -> Resu
         None => SessionChoice::Latest,
     };
     if id.is_none() && manager.open_latest(cwd).await?.is_none() {
-        println!("nothing to undo: no session in {}", cwd.display());
+        output::println(&format!("nothing to undo: no session in {}", cwd.display()))?;
         return Ok(Exit::Success);
     }
-    let (session, _) = open_session(manager, cwd, &choice, None).await?;
+    let (session, _) = open_session(manager, cwd, &choice, None, FreshHint::Interactive).await?;
     let root = Root::open(cwd).with_context(|| format!("opening {}", cwd.display()))?;
     let report = undo_last_turn(&session, &root).await?;
-    println!("{}", report.describe());
+    output::println(&report.describe())?;
     Ok(Exit::Success)
 }

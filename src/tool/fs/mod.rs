@@ -26,6 +26,7 @@
 mod path;
 mod refusal;
 mod resolve;
+pub mod walk;
 mod write;
 
 use std::ffi::OsStr;
@@ -59,6 +60,16 @@ struct RootInner {
     identity: FileIdentity,
     resolver: Resolver,
 }
+
+/// Two roots are equal when they hold the same directory (device and
+/// inode), whatever path they were opened by.
+impl PartialEq for Root {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.identity.same_file(&other.inner.identity)
+    }
+}
+
+impl Eq for Root {}
 
 impl std::fmt::Debug for Root {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -377,8 +388,14 @@ impl Root {
     /// checked with `fstat`: directories, FIFOs, sockets and devices are
     /// refused as [`FsRefusalKind::NotRegular`], naming what they are.
     pub fn open_file(&self, rel: &RelPath) -> Result<OpenedFile, FsRefusal> {
-        let fd = resolve::open_beneath(self.fd(), self.inner.resolver, rel, read_flags())
-            .map_err(|e| self.io_refusal(e, rel))?;
+        let fd = resolve::open_beneath(
+            self.fd(),
+            &self.inner.canonical,
+            self.inner.resolver,
+            rel,
+            read_flags(),
+        )
+        .map_err(|e| self.io_refusal(e, rel))?;
         let identity =
             FileIdentity::from_stat(&rustix::fs::fstat(&fd).map_err(|e| self.io_refusal(e, rel))?);
         if identity.kind() != FileKind::Regular {
@@ -393,8 +410,14 @@ impl Root {
 
     /// Opens a directory beneath the root, for walks.
     pub fn open_dir(&self, rel: &RelPath) -> Result<OpenedDir, FsRefusal> {
-        let opened = resolve::open_beneath(self.fd(), self.inner.resolver, rel, dir_flags())
-            .and_then(OpenedDir::from_fd);
+        let opened = resolve::open_beneath(
+            self.fd(),
+            &self.inner.canonical,
+            self.inner.resolver,
+            rel,
+            dir_flags(),
+        )
+        .and_then(OpenedDir::from_fd);
         match opened {
             Ok(dir) => Ok(dir),
             Err(Errno::NOTDIR) => match self.stat(rel)? {
@@ -427,7 +450,7 @@ impl Root {
     /// What `rel` names beneath the root (symlinks inside followed);
     /// `None` when nothing has that name.
     pub fn stat(&self, rel: &RelPath) -> Result<Option<FileIdentity>, FsRefusal> {
-        match resolve::stat_beneath(self.fd(), self.inner.resolver, rel) {
+        match resolve::stat_beneath(self.fd(), &self.inner.canonical, self.inner.resolver, rel) {
             Ok(stat) => Ok(Some(FileIdentity::from_stat(&stat))),
             Err(Errno::NOENT) => Ok(None),
             Err(e) => Err(self.io_refusal(e, rel)),
@@ -441,7 +464,13 @@ impl Root {
 
     /// Opens `rel` as a directory handle (write half: parents of targets).
     fn dir_fd(&self, rel: &RelPath) -> Result<OwnedFd, Errno> {
-        resolve::open_beneath(self.fd(), self.inner.resolver, rel, dir_flags())
+        resolve::open_beneath(
+            self.fd(),
+            &self.inner.canonical,
+            self.inner.resolver,
+            rel,
+            dir_flags(),
+        )
     }
 }
 

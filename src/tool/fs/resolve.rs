@@ -4,18 +4,25 @@
 //! stay beneath the handle; an absolute target or a `..` above it is
 //! `EXDEV`:
 //! - Linux: one `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)` call, the
-//!   kernel enforcing it atomically.
+//!   kernel enforcing it atomically. The kernel refuses every absolute
+//!   symlink; on that refusal the walk below retries, which accepts an
+//!   absolute target spelled under the root's own path (see below).
 //! - Elsewhere (or where `openat2` is missing or filtered): a walk opening one
 //!   component at a time with `O_NOFOLLOW` from directory handles it holds;
 //!   a symlink is read with `readlinkat` and its target spliced into the
-//!   remaining components, `..` pops back to a handle already held. Nothing
-//!   is ever looked up by a name outside the handles, so renames during the
-//!   walk cannot lead it out.
+//!   remaining components, `..` pops back to a handle already held. An
+//!   absolute target under the root's path as it was opened (`anchor`) goes
+//!   on from the root handle with the rest of the target — reinterpreted
+//!   beneath the handle, so it cannot lead out even if that path now names
+//!   something else; any other absolute target is `EXDEV`. Nothing is ever
+//!   looked up by a name outside the handles, so renames during the walk
+//!   cannot lead it out.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -53,41 +60,56 @@ impl Resolver {
 /// Opens `rel` beneath `root` with `flags` (`O_CLOEXEC` is added).
 pub(super) fn open_beneath(
     root: BorrowedFd<'_>,
+    anchor: &Path,
     resolver: Resolver,
     rel: &RelPath,
     flags: OFlags,
 ) -> Result<OwnedFd, Errno> {
-    match resolver {
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        Resolver::Openat2 => openat2_beneath(root, rel, flags),
-        Resolver::Walk => walk_beneath(root, rel, |dir, name| {
+    let walk = || {
+        walk_beneath(root, anchor, rel, |dir, name| {
             rustix::fs::openat(
                 dir,
                 name,
                 flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                 Mode::empty(),
             )
-        }),
+        })
+    };
+    match resolver {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        Resolver::Openat2 => match openat2_beneath(root, rel, flags) {
+            Err(Errno::XDEV) => walk(),
+            other => other,
+        },
+        Resolver::Walk => walk(),
     }
 }
 
 /// Metadata of what `rel` names beneath `root`, symlinks inside followed.
 pub(super) fn stat_beneath(
     root: BorrowedFd<'_>,
+    anchor: &Path,
     resolver: Resolver,
     rel: &RelPath,
 ) -> Result<rustix::fs::Stat, Errno> {
-    match resolver {
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        Resolver::Openat2 => rustix::fs::fstat(openat2_beneath(root, rel, OFlags::PATH)?),
-        Resolver::Walk => walk_beneath(root, rel, |dir, name| {
+    let walk = || {
+        walk_beneath(root, anchor, rel, |dir, name| {
             let stat = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
             if FileType::from_raw_mode(stat.st_mode) == FileType::Symlink {
                 // Makes the walk read the link and go on with its target.
                 return Err(Errno::LOOP);
             }
             Ok(stat)
-        }),
+        })
+    };
+    match resolver {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        Resolver::Openat2 => match openat2_beneath(root, rel, OFlags::PATH) {
+            Ok(fd) => rustix::fs::fstat(fd),
+            Err(Errno::XDEV) => walk(),
+            Err(e) => Err(e),
+        },
+        Resolver::Walk => walk(),
     }
 }
 
@@ -118,6 +140,7 @@ fn openat2_beneath(root: BorrowedFd<'_>, rel: &RelPath, flags: OFlags) -> Result
 /// link and continues with its target.
 pub(super) fn walk_beneath<T>(
     root: BorrowedFd<'_>,
+    anchor: &Path,
     rel: &RelPath,
     mut last: impl FnMut(BorrowedFd<'_>, &OsStr) -> Result<T, Errno>,
 ) -> Result<T, Errno> {
@@ -156,9 +179,20 @@ pub(super) fn walk_beneath<T>(
                 if links > MAX_SYMLINKS {
                     return Err(Errno::LOOP);
                 }
-                if target.first() == Some(&b'/') {
-                    return Err(Errno::XDEV);
-                }
+                let target = if target.first() == Some(&b'/') {
+                    // Only a target spelled under the root's own path, and
+                    // only as a path beneath the handle.
+                    let rest = Path::new(OsStr::from_bytes(&target))
+                        .strip_prefix(anchor)
+                        .map_err(|_| Errno::XDEV)?
+                        .as_os_str()
+                        .as_bytes()
+                        .to_vec();
+                    held.clear();
+                    rest
+                } else {
+                    target
+                };
                 for part in target.split(|b| *b == b'/').rev() {
                     pending.push_front(OsStr::from_bytes(part).to_owned());
                 }

@@ -29,6 +29,7 @@ fn fixture() -> Fixture {
     symlink("a/b/../../file.txt", cwd.join("link_in")).unwrap();
     symlink("../../file.txt", cwd.join("a/b/up_in")).unwrap();
     symlink("b", cwd.join("a/dir_in")).unwrap();
+    symlink(cwd.join("a/b/deep.txt"), cwd.join("abs_in")).unwrap();
     symlink("/proc/self/root/etc/passwd", cwd.join("magic")).unwrap();
     Fixture {
         _tmp: tmp,
@@ -63,6 +64,8 @@ fn files_inside_open_and_symlinks_staying_inside_are_followed() {
         assert_eq!(read(&root, "link_in").unwrap(), "inside\n", "{root:?}");
         assert_eq!(read(&root, "a/b/up_in").unwrap(), "inside\n", "{root:?}");
         assert_eq!(read(&root, "a/dir_in/deep.txt").unwrap(), "deep\n");
+        // An absolute link spelled under the root's path is taken beneath it.
+        assert_eq!(read(&root, "abs_in").unwrap(), "deep\n", "{root:?}");
         let absolute = fx.cwd.join("a/b/deep.txt").display().to_string();
         assert_eq!(read(&root, &absolute).unwrap(), "deep\n");
     }
@@ -152,6 +155,9 @@ fn the_root_is_the_directory_not_its_path() {
     symlink("/", &fx.cwd).unwrap();
     for root in [root, walk] {
         assert_eq!(read(&root, "file.txt").unwrap(), "inside\n");
+        // The absolute link's spelling now names `/`; it is still read
+        // beneath the handle, so nothing outside is reached.
+        assert_eq!(read(&root, "abs_in").unwrap(), "deep\n");
         assert_eq!(
             read(&root, "etc/passwd").unwrap_err().kind,
             FsRefusalKind::NotFound
@@ -179,7 +185,7 @@ fn directory_entries_open_relative_to_their_handle_without_following_links() {
         assert_eq!(
             names,
             [
-                "a", "abs_out", "dir_out", "file.txt", "link_in", "magic", "rel_out"
+                "a", "abs_in", "abs_out", "dir_out", "file.txt", "link_in", "magic", "rel_out"
             ]
         );
         assert!(dir.open_file(OsStr::new("file.txt")).unwrap().is_some());
