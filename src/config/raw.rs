@@ -200,28 +200,29 @@ fn secret<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Secret>, D::Error> 
     String::deserialize(de).map(|text| Some(Secret::new(text)))
 }
 
-fn mode<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Mode>, D::Error> {
-    let text = String::deserialize(de)?;
-    text.parse().map(Some).map_err(D::Error::custom)
-}
-
 fn edit_format<'de, D: Deserializer<'de>>(de: D) -> Result<Option<String>, D::Error> {
-    let text = String::deserialize(de)?;
-    match text.as_str() {
-        "patch" | "replace" => Ok(Some(text)),
+    let format = String::deserialize(de)?;
+    match format.as_str() {
+        "patch" | "replace" => Ok(Some(format)),
         _ => Err(D::Error::custom(format!(
-            "must be \"patch\" or \"replace\", found \"{text}\""
+            "must be \"patch\" or \"replace\", found \"{format}\""
         ))),
     }
 }
 
-/// Permission rules, each checked to parse (`edit(src/**)`, …).
+fn mode<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Mode>, D::Error> {
+    let text = String::deserialize(de)?;
+    text.parse::<Mode>().map(Some).map_err(D::Error::custom)
+}
+
+/// A list of permission rules, each checked to parse (where a rule came
+/// from is recorded when the rules are resolved).
 fn rules<'de, D: Deserializer<'de>>(de: D) -> Result<Vec<String>, D::Error> {
-    let texts = Vec::<String>::deserialize(de)?;
-    for text in &texts {
-        Rule::parse(text, RuleSource::CommandLine).map_err(D::Error::custom)?;
+    let rules = Vec::<String>::deserialize(de)?;
+    for text in &rules {
+        Rule::parse(text, RuleSource::Default).map_err(D::Error::custom)?;
     }
-    Ok(texts)
+    Ok(rules)
 }
 
 /// An integer of at least 1.

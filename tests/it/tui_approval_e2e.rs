@@ -5,11 +5,12 @@
 //! byte and the mode, `/diff` shows the session's changes.
 
 use crate::support;
+use crate::tui_e2e::pty;
 
 use std::os::unix::fs::PermissionsExt;
 
-use crate::tui_e2e::pty::{Key, Pty, WAIT};
 use portable_pty::CommandBuilder;
+use pty::{Key, Pty, WAIT};
 use serde_json::json;
 use support::child_env::{PROVIDER_VARS, Workspace};
 use support::{MockModel, OpenAiStream, Reply};

@@ -86,8 +86,8 @@ impl Tool for ReadFileTool {
             end_line: args.end_line,
             byte_offset: args.byte_offset,
         };
-        let seen = ctx.seen.clone();
         // Opening is blocking work too (a slow or hung file system).
+        let seen = ctx.seen.clone();
         let read = blocking::run_blocking(&ctx.cancel, move |stop| {
             let opened = match root.open_file(&rel) {
                 Ok(opened) => opened,
