@@ -392,6 +392,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn describe_lists_the_mode_rules_sources_and_session_answers() {
+        let always = scripted(ApprovalDecision::ApproveForSession);
+        let permits = Permits::new(
+            policy(Mode::Ask, &["edit(src/**)"], &[], &["edit(.env*)"]),
+            Some(always),
+        );
+        let (gate, req) = edit("a");
+        permits.request(gate, req).await.unwrap();
+        assert_eq!(
+            permits.describe(),
+            "mode: ask\ndeny  edit(.env*)  (config.toml)\nallow edit(src/**)  (config.toml)\ndeny  edit(.git/)  (built in; an allow rule overrides it)\nallow edit  (this session: answered `a`)"
+        );
+    }
+
+    #[tokio::test]
     async fn allowed_calls_are_not_asked() {
         let yes = scripted(ApprovalDecision::Approve);
         let permits = Permits::new(
