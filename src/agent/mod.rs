@@ -8,8 +8,10 @@
 //! fans events out to subscribers. Nothing a model sends can end a turn
 //! except through `agent_stop`.
 
+mod call_ids;
 mod hub;
 mod recall;
+mod recall_search;
 mod skill_tool;
 mod stream;
 mod tools;
@@ -33,6 +35,7 @@ use crate::tool::fs::Root;
 
 pub use hub::Notice;
 pub use recall::RecallTool;
+pub use recall_search::RecallSearchTool;
 pub use skill_tool::LoadSkillTool;
 
 /// How the loop runs.
@@ -176,7 +179,7 @@ impl Drop for WorkerGuard {
 
 impl Agent {
     /// Creates the agent and starts its worker on the current tokio runtime.
-    /// Registers `recall_indexed`, and `load_skill` when skills exist; file
+    /// Registers `recall_indexed` and `recall_search`, and `load_skill` when skills exist; file
     /// tools are the caller's to register.
     ///
     /// # Panics
@@ -204,6 +207,7 @@ impl Agent {
         let skill_roots = skill_tool::SkillRoots::default();
         // Registration of our own fixed names and schemas cannot fail.
         let _ = tools.register(recall.clone());
+        let _ = tools.register(RecallSearchTool::new(recall.clone()));
         if !config.context.skills.is_empty() {
             let _ = tools.register(LoadSkillTool::new(
                 config.context.skills.clone(),

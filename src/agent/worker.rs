@@ -9,7 +9,7 @@ use super::recall::RecallTool;
 use super::skill_tool::SkillRoots;
 use super::{AgentError, Job, LoopConfig, Shared, TurnOutcome};
 use crate::ai::Adaptor;
-use crate::context::{ContextBuilder, ContextConfig};
+use crate::context::{ContextBuilder, ContextConfig, resume};
 use crate::protocol::{AgentEvent, Meta, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
@@ -106,10 +106,11 @@ impl Worker {
         let Some(session) = &self.session else {
             return Ok(());
         };
-        let window = session
-            .load()
+        let recent = session
+            .load_recent(self.context.resume_bytes())
             .await
             .map_err(|e| AgentError::Session(e.to_string()))?;
+        let window = resume::window(recent.summary, recent.skipped_through, recent.events);
         let last = session
             .last_turn()
             .await
@@ -125,7 +126,13 @@ impl Worker {
         let now = Meta::new(self.next_turn().await.saturating_sub(1), u32::MAX);
         match self
             .context
-            .build(&self.window, self.adaptor.as_ref(), true, now)
+            .build(
+                &self.window,
+                &self.tools.specs(),
+                self.adaptor.as_ref(),
+                true,
+                now,
+            )
             .await
         {
             Ok(built) => match (built.summary, built.window) {
@@ -195,9 +202,14 @@ impl Worker {
         }
     }
 
+    /// Publishes the estimated size of the request the window gives now
+    /// (what the status line shows) and the recall page that fits beside it.
     pub(super) fn update_window_tokens(&self) {
-        let tokens = self.context.window_tokens(&self.window);
+        let specs = self.tools.specs();
+        let tokens = self.context.request_tokens(&self.window, &specs);
         self.shared.window_tokens.store(tokens, Ordering::Relaxed);
+        self.recall
+            .set_page_chars(self.context.recall_page_chars(&self.window, &specs));
     }
 
     pub(super) fn interrupt_reason(&self) -> String {
