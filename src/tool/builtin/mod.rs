@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `tree` | `tree.rs` | project structure with sizes |
 //! | `grep` | `grep.rs` | where known plain strings occur |
-//! | `read_file` | `read_file.rs` | file text, whole or windowed |
+//! | `read_file` | `read_file/` | file text, whole or windowed |
 //!
 //! All three confine paths with [`sandbox`](crate::tool::sandbox), honour
 //! ignore files like ripgrep, run their filesystem work on the blocking pool
