@@ -80,7 +80,7 @@ pub enum Command {
   echo \"list the modules\" | light-agent exec -
   light-agent exec --json --continue \"and the tests?\"")]
     Exec(ExecArgs),
-    /// Run a built-in tool (tree, grep, read_file) in the sandbox and print its result.
+    /// Run a built-in tool (tree, grep, read_file) confined to the working directory and print its result.
     #[command(after_help = "Examples:
   light-agent tool tree '{}'
   light-agent tool grep '{\"search_strs\":[\"fn main\"]}'
