@@ -8,6 +8,7 @@
 //! fans events out to subscribers. Nothing a model sends can end a turn
 //! except through `agent_stop`.
 
+mod call_ids;
 mod hub;
 mod recall;
 mod recall_search;
@@ -15,6 +16,7 @@ mod skill_tool;
 mod stream;
 mod tools;
 mod turn;
+pub mod undo;
 mod worker;
 
 use std::collections::VecDeque;
@@ -27,9 +29,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ai::{Adaptor, RetryPolicy};
 use crate::context::ContextConfig;
+use crate::permission::Permits;
 use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
+use crate::tool::fs::Root;
+use crate::tool::seen::SeenFiles;
 
 pub use hub::Notice;
 pub use recall::RecallTool;
@@ -56,7 +61,8 @@ impl Default for LoopConfig {
 
 /// Everything an [`Agent`] is made of.
 pub struct AgentConfig {
-    /// Working directory the tools are confined to (canonicalised).
+    /// Working directory the tools are confined to; opened once, when the
+    /// agent is made, and held as a handle from then on.
     pub cwd: PathBuf,
     /// Where events are persisted; `None` keeps them in memory only.
     pub session: Option<AgentSession>,
@@ -120,6 +126,12 @@ enum Job {
     SetAdaptor {
         adaptor: Arc<dyn Adaptor>,
     },
+    Undo {
+        done: oneshot::Sender<Result<undo::UndoReport, AgentError>>,
+    },
+    Diff {
+        done: oneshot::Sender<Result<String, AgentError>>,
+    },
 }
 
 #[derive(Default)]
@@ -137,6 +149,10 @@ struct Shared {
     window_tokens: AtomicU64,
     context_window: u64,
     strategy_enabled: bool,
+    /// What gated tool calls may do; replaced by [`Agent::set_permits`].
+    permits: Mutex<Permits>,
+    /// What the agent last saw of each file (the writing tools' stale guard).
+    seen: SeenFiles,
 }
 
 impl Shared {
@@ -146,6 +162,14 @@ impl Shared {
         self.queue
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The permits the next tool calls run with.
+    fn permits(&self) -> Permits {
+        self.permits
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 }
 
@@ -183,6 +207,14 @@ impl Agent {
     /// When called outside a tokio runtime.
     pub fn new(config: AgentConfig) -> Self {
         let cwd = std::fs::canonicalize(&config.cwd).unwrap_or(config.cwd);
+        // Opened once: the tools reach this directory, whatever later
+        // happens to its path.
+        let root = Root::open(&cwd).map_err(|e| {
+            format!(
+                "the working directory {} cannot be opened: {e}",
+                cwd.display()
+            )
+        });
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
@@ -190,6 +222,8 @@ impl Agent {
             window_tokens: AtomicU64::new(0),
             context_window: config.context.context_window,
             strategy_enabled: config.context.strategy_enabled,
+            permits: Mutex::new(Permits::default()),
+            seen: SeenFiles::default(),
         });
         let tools = ToolRegistry::new();
         let recall = RecallTool::new(config.session.clone());
@@ -206,7 +240,7 @@ impl Agent {
         let worker = worker::Worker::new(worker::WorkerParts {
             shared: shared.clone(),
             tools: tools.clone(),
-            cwd,
+            root,
             session: config.session,
             adaptor: config.adaptor,
             context: config.context,
@@ -252,6 +286,38 @@ impl Agent {
         let (done, outcome) = oneshot::channel();
         self.push(Job::Compact { done })?;
         outcome.await.map_err(|_| AgentError::Closed)
+    }
+
+    /// Restores the files changed by the latest turn that changed any (not
+    /// undone yet), after any queued work; repeatable turn by turn. Files
+    /// changed since by someone else are left alone and listed.
+    pub async fn undo_last_turn(&self) -> Result<undo::UndoReport, AgentError> {
+        let (done, report) = oneshot::channel();
+        self.push(Job::Undo { done })?;
+        report.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// The session's file changes as one unified diff (`/diff`).
+    pub async fn session_diff(&self) -> Result<String, AgentError> {
+        let (done, diff) = oneshot::channel();
+        self.push(Job::Diff { done })?;
+        diff.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// Replaces what gated tool calls (edits, commands) may do; calls that
+    /// start afterwards use the new permits. The default asks nobody and so
+    /// denies what is not allowed by a rule.
+    pub fn set_permits(&self, permits: Permits) {
+        *self
+            .shared
+            .permits
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = permits;
+    }
+
+    /// The permits gated tool calls run with (for `/permissions`).
+    pub fn permits(&self) -> Permits {
+        self.shared.permits()
     }
 
     /// Uses another model provider from the next turn on.

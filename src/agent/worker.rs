@@ -1,6 +1,5 @@
 //! The task that owns the session window and runs queued jobs one by one.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -14,11 +13,12 @@ use crate::context::{ContextBuilder, ContextConfig, resume};
 use crate::protocol::{AgentEvent, Meta, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
+use crate::tool::fs::Root;
 
 pub(super) struct WorkerParts {
     pub shared: Arc<Shared>,
     pub tools: ToolRegistry,
-    pub cwd: PathBuf,
+    pub root: Result<Root, String>,
     pub session: Option<AgentSession>,
     pub adaptor: Arc<dyn Adaptor>,
     pub context: ContextConfig,
@@ -30,7 +30,9 @@ pub(super) struct WorkerParts {
 pub(super) struct Worker {
     pub(super) shared: Arc<Shared>,
     pub(super) tools: ToolRegistry,
-    pub(super) cwd: PathBuf,
+    /// The working directory's handle, or why it could not be opened
+    /// (every tool call then fails with that reason).
+    pub(super) root: Result<Root, String>,
     pub(super) session: Option<AgentSession>,
     pub(super) adaptor: Arc<dyn Adaptor>,
     pub(super) context: ContextBuilder,
@@ -47,7 +49,7 @@ impl Worker {
         Self {
             shared: parts.shared,
             tools: parts.tools,
-            cwd: parts.cwd,
+            root: parts.root,
             session: parts.session,
             adaptor: parts.adaptor,
             context: ContextBuilder::new(parts.context),
@@ -74,6 +76,12 @@ impl Worker {
                     let _ = done.send(outcome);
                 }
                 Job::SetAdaptor { adaptor } => self.adaptor = adaptor,
+                Job::Undo { done } => {
+                    let _ = done.send(self.undo().await);
+                }
+                Job::Diff { done } => {
+                    let _ = done.send(self.diff().await);
+                }
             }
         }
     }
@@ -100,7 +108,27 @@ impl Worker {
         }
     }
 
+    async fn undo(&self) -> Result<super::undo::UndoReport, AgentError> {
+        let (Some(session), Ok(root)) = (&self.session, &self.root) else {
+            return Ok(super::undo::UndoReport::default());
+        };
+        super::undo::undo_last_turn(session, root)
+            .await
+            .map_err(|e| AgentError::Session(e.to_string()))
+    }
+
+    async fn diff(&self) -> Result<String, AgentError> {
+        let (Some(session), Ok(root)) = (&self.session, &self.root) else {
+            return Ok(String::new());
+        };
+        super::undo::session_diff(session, root)
+            .await
+            .map_err(|e| AgentError::Session(e.to_string()))
+    }
+
     async fn load_session(&mut self) -> Result<(), AgentError> {
+        // Another session's files were seen by another agent.
+        self.shared.seen.clear();
         let Some(session) = &self.session else {
             return Ok(());
         };

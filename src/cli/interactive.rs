@@ -11,15 +11,17 @@ use anyhow::Result;
 use light_agent::agent::{Agent, Notice};
 use light_agent::ai::Adaptor;
 use light_agent::config::{Paths, Settings};
+use light_agent::permission::Mode;
 use light_agent::protocol::AgentEvent;
 use light_agent::session::{AgentSession, SessionManager, SessionStatus};
 use light_agent::tui::{
-    self, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiOptions, UiInput,
+    self, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiExit, TuiOptions, UiInput,
 };
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::Exit;
-use super::build::{self, SessionChoice};
+use super::approval::TuiApprover;
+use super::build::{self, FreshHint, SessionChoice};
 
 /// Events of the latest session printed into scrollback at start.
 const RECENT_EVENTS: usize = 400;
@@ -46,7 +48,10 @@ pub async fn run(launch: Launch) -> Result<Exit> {
     let (op_tx, op_rx) = unbounded_channel();
     let (ui_tx, ui_rx) = unbounded_channel();
     let opts = TuiOptions {
-        history_path: Some(history_path(&launch.paths, &launch.cwd)),
+        history_path: Some(super::history_file::history_path(
+            &launch.paths.data_dir,
+            &launch.cwd,
+        )),
         show_thoughts: launch.settings.tui.show_thoughts,
         tool_preview_lines: launch.settings.tui.tool_preview_lines,
         no_model_message: launch.model_missing.clone(),
@@ -81,19 +86,10 @@ pub async fn run(launch: Launch) -> Result<Exit> {
     // The op channel is closed now; the bridge interrupts, flushes and marks
     // the session idle before we report back.
     let _ = runtime.await;
-    ui?;
-    Ok(Exit::Success)
-}
-
-/// Prompt history file for a cwd: one file per directory in the data dir.
-fn history_path(paths: &Paths, cwd: &Path) -> PathBuf {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    cwd.hash(&mut hasher);
-    paths
-        .data_dir
-        .join("history")
-        .join(format!("{:016x}.jsonl", hasher.finish()))
+    Ok(match ui? {
+        TuiExit::Quit => Exit::Success,
+        TuiExit::Signal(number) => Exit::Signal(number),
+    })
 }
 
 struct RuntimeBridge {
@@ -105,6 +101,8 @@ struct RuntimeBridge {
     agent: Option<Agent>,
     events: Option<UnboundedReceiver<AgentEvent>>,
     notices: Option<UnboundedReceiver<Notice>>,
+    /// Asks the UI before a change is applied.
+    approver: Arc<TuiApprover>,
 }
 
 impl RuntimeBridge {
@@ -118,9 +116,11 @@ impl RuntimeBridge {
             Some(_) => None,
         };
         let (session, note) = open_start_session(&manager, &launch.cwd, &launch.choice).await?;
+        let approver = TuiApprover::new(ui.clone());
         let mut bridge = Self {
             launch,
             manager,
+            approver,
             ui,
             adaptor,
             session,
@@ -152,6 +152,10 @@ impl RuntimeBridge {
                 &self.launch.settings,
                 adaptor.clone(),
                 Some(self.session.clone()),
+                &build::Gate {
+                    default_mode: Mode::Ask,
+                    approver: Some(self.approver.clone()),
+                },
             )?;
             for warning in warnings {
                 self.notice(NoticeLevel::Warn, warning);
@@ -186,6 +190,7 @@ impl RuntimeBridge {
                 }
                 Some(notice) = recv(&mut self.notices) => match notice {
                     Notice::Retrying { attempt, delay, message } => self.send(UiInput::Retrying { attempt, delay, message }),
+                    Notice::PartialDropped => self.send(UiInput::PartialDropped),
                     Notice::Warning(text) => self.notice(NoticeLevel::Warn, text),
                 },
             }
@@ -252,7 +257,7 @@ impl RuntimeBridge {
                     return Ok(());
                 }
                 if id != self.session.id() {
-                    build::ensure_not_busy(&self.manager, &id).await?;
+                    build::ensure_not_busy(&self.manager, &id, FreshHint::Tui).await?;
                 }
                 self.switch_to(session).await?;
             }
@@ -335,6 +340,25 @@ impl RuntimeBridge {
                 };
                 self.notice(NoticeLevel::Info, text);
             }
+            Op::Approval { id, answer } => self.approver.answer(id, answer),
+            Op::Undo | Op::Diff => {
+                if let Some(agent) = &self.agent {
+                    let (agent, ui) = (agent.clone(), self.ui.clone());
+                    let undo = matches!(op, Op::Undo);
+                    tokio::spawn(async move {
+                        let (level, text) = match (undo, undo_or_diff(&agent, undo).await) {
+                            (_, Err(e)) => (NoticeLevel::Error, e.to_string()),
+                            (_, Ok(text)) => (NoticeLevel::Info, text),
+                        };
+                        let _ = ui.send(UiInput::Notice { level, text });
+                    });
+                }
+            }
+            Op::Permissions => {
+                if let Some(agent) = &self.agent {
+                    self.notice(NoticeLevel::Info, agent.permits().describe());
+                }
+            }
             Op::Quit => {}
         }
         Ok(())
@@ -395,6 +419,11 @@ impl RuntimeBridge {
             queued: state.map(|s| s.queued_prompts).unwrap_or(0),
             session_id: self.session.id().to_string(),
             is_running: state.is_some_and(|s| s.is_running),
+            permission_mode: self
+                .agent
+                .as_ref()
+                .map(|a| a.permits().mode().to_string())
+                .unwrap_or_default(),
         }));
     }
 
@@ -405,6 +434,19 @@ impl RuntimeBridge {
     fn send(&self, input: UiInput) {
         let _ = self.ui.send(input);
     }
+}
+
+/// `/undo`'s report or `/diff`'s diff.
+async fn undo_or_diff(agent: &Agent, undo: bool) -> Result<String, light_agent::AgentError> {
+    if undo {
+        return Ok(agent.undo_last_turn().await?.describe());
+    }
+    let diff = agent.session_diff().await?;
+    Ok(if diff.is_empty() {
+        "no file changes in this session".to_string()
+    } else {
+        diff
+    })
 }
 
 async fn recv<T>(rx: &mut Option<UnboundedReceiver<T>>) -> Option<T> {
@@ -433,6 +475,7 @@ async fn open_start_session(
             }
         }
     }
-    let (session, _) = build::open_session(manager, cwd, choice, None).await?;
+    let (session, _) =
+        build::open_session(manager, cwd, choice, None, FreshHint::Interactive).await?;
     Ok((session, None))
 }

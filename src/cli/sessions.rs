@@ -1,7 +1,6 @@
 //! `light-agent sessions` and `light-agent show`: reading stored sessions.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::Result;
@@ -12,6 +11,7 @@ use light_agent::tui::view::session_header::turns;
 use serde_json::json;
 
 use super::Exit;
+use super::output;
 
 /// Prints this directory's (or every directory's) sessions, newest first.
 pub async fn list(
@@ -24,17 +24,20 @@ pub async fn list(
     let sessions = manager.list((!all).then_some(cwd), limit).await?;
     if json {
         let rows: Vec<_> = sessions.iter().map(info_json).collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let mut out = output::stdout();
+        out.json_line(&serde_json::to_string_pretty(&rows)?)?;
+        out.flush()?;
         return Ok(Exit::Success);
     }
     if sessions.is_empty() {
-        println!(
+        output::println(&format!(
             "no sessions{}",
             if all { "" } else { " for this directory" }
-        );
+        ))?;
         return Ok(Exit::Success);
     }
     let now = now_millis();
+    let mut out = output::stdout();
     for s in &sessions {
         let status = match s.status {
             SessionStatus::Running => " running",
@@ -45,14 +48,15 @@ pub async fn list(
         } else {
             String::new()
         };
-        println!(
+        out.line(&format!(
             "{}  {:>9}  {:>9}{status}  {}{place}",
             s.id,
             format_age(s.updated_at, now),
             turns(s.turns),
             s.title.as_deref().unwrap_or("(untitled)")
-        );
+        ))?;
     }
+    out.flush()?;
     Ok(Exit::Success)
 }
 
@@ -76,11 +80,11 @@ const SHOW_PAGE: usize = 256;
 /// database, so memory stays bounded however long the log is.
 pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit> {
     let session = manager.open_session(id).await?;
-    let mut stdout = std::io::stdout();
-    let mut out = String::new();
+    let mut out = output::stdout();
+    let mut text = String::new();
     if !json {
         let info = manager.info(id).await?;
-        out = markdown_header(&info);
+        text = markdown_header(&info);
     }
     let mut after = 0;
     loop {
@@ -91,17 +95,16 @@ pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit
         after = *last;
         for (_, event) in &page {
             if json {
-                out.push_str(&serde_json::to_string(event)?);
-                out.push('\n');
+                out.json_line(&serde_json::to_string(event)?)?;
             } else {
-                push_markdown(&mut out, event);
+                push_markdown(&mut text, event);
             }
         }
-        stdout.write_all(out.as_bytes())?;
-        out.clear();
+        out.text(&text)?;
+        text.clear();
     }
-    stdout.write_all(out.as_bytes())?;
-    stdout.flush()?;
+    out.text(&text)?;
+    out.flush()?;
     Ok(Exit::Success)
 }
 

@@ -8,7 +8,8 @@
 //!   `_intent` field) and runs calls. Nothing a model sends — bad JSON, bad
 //!   arguments, an unknown name, a panicking tool — ends a turn: every failure
 //!   comes back as an error [`ToolOutput`] the model can read.
-//! - [`sandbox`] confines every path a tool touches to the session's cwd.
+//! - [`fs`] is the confined-open API: the working directory held as a
+//!   handle ([`fs::Root`]), every file a tool touches opened beneath it.
 //! - [`builtin`] holds the exploration tools `tree`, `grep` and `read_file`
 //!   and the prompt that explains them.
 //!
@@ -18,10 +19,13 @@
 pub mod builtin;
 mod context;
 mod definition;
+pub mod fs;
+pub mod journal;
 mod labelled;
+pub mod patch;
 mod registry;
-pub mod sandbox;
 mod schema;
+pub mod seen;
 
 use std::future::Future;
 
@@ -74,6 +78,13 @@ pub trait Tool: Send + Sync + 'static {
 
     /// What the tool does and when to use it, for the model.
     fn description(&self) -> &str;
+
+    /// Rewrites the model's argument object before it is checked against
+    /// the schema: spellings models send for the same field (aliases).
+    /// The default changes nothing.
+    fn normalize_args(&self, args: &mut serde_json::Map<String, serde_json::Value>) {
+        let _ = args;
+    }
 
     /// Runs one call. Failures the model can fix are error outputs, not panics.
     fn execute(

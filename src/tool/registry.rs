@@ -52,6 +52,8 @@ struct Entry {
 
 /// Runs a call whose arguments were already validated against the schema.
 trait Runner: Send + Sync {
+    fn normalize(&self, args: &mut serde_json::Map<String, Value>);
+
     fn run(
         self: Arc<Self>,
         args: Value,
@@ -62,13 +64,16 @@ trait Runner: Send + Sync {
 struct Typed<T>(T);
 
 impl<T: Tool> Runner for Typed<T> {
+    fn normalize(&self, args: &mut serde_json::Map<String, Value>) {
+        self.0.normalize_args(args);
+    }
+
     fn run(
         self: Arc<Self>,
         args: Value,
         ctx: ToolContext,
     ) -> Result<BoxFuture<'static, ToolOutput>, Issue> {
-        let args: T::Args =
-            serde_json::from_value(args).map_err(|e| schema::issue_from_serde(&e))?;
+        let args: T::Args = schema::deserialize(args)?;
         Ok(async move { self.0.execute(args, ctx).await }.boxed())
     }
 }
@@ -183,6 +188,7 @@ impl ToolRegistry {
             }
         };
         args.remove(INTENT_FIELD);
+        runner.normalize(&mut args);
         let args = Value::Object(args);
 
         let issues = schema::validate(&own_schema, &args);

@@ -136,7 +136,7 @@ where
 
 /// What the loop does besides the App.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct LoopConfig {
+pub struct RunOptions {
     /// Panic right after the first frame (the test-only switch).
     pub panic_after_first_frame: bool,
 }
@@ -151,7 +151,7 @@ pub async fn run_loop<B, S, F>(
     ops: &UnboundedSender<Op>,
     inputs: &mut UnboundedReceiver<UiInput>,
     shutdown: F,
-    config: LoopConfig,
+    config: RunOptions,
 ) -> io::Result<()>
 where
     B: Backend + TerminalControl,
