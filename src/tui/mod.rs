@@ -11,7 +11,10 @@
 //!   area as a pure function of the App.
 //! - [`transcript`]: the Ctrl+T overlay.
 //! - [`runner`]: the generic [`runner::Screen`] and the select loop;
-//!   [`terminal`]: raw mode, restore, panic hook, terminal controls.
+//!   [`inline_terminal`]: our inline terminal (live area below the
+//!   scrollback, positioned without cursor queries, redrawn on resize);
+//!   [`terminal`]: raw mode, restore, panic hook.
+//! - [`width`]: the one grapheme-width computation every part uses.
 //!
 //! Architecture invariant: the UI talks to the runtime only through the
 //! two channels given to [`run`]; it uses `crate::protocol` and nothing
@@ -21,6 +24,7 @@ pub mod app;
 pub mod bridge;
 pub mod commands;
 pub mod highlight;
+pub mod inline_terminal;
 pub mod keymap;
 pub mod markdown;
 pub mod runner;
@@ -28,12 +32,12 @@ pub mod stream;
 pub mod terminal;
 pub mod transcript;
 pub mod view;
+pub mod width;
 pub mod wrap;
 
 use std::time::Instant;
 
 use crossterm::event::EventStream;
-use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
@@ -63,7 +67,7 @@ pub async fn run(
     };
     let guard = terminal::TerminalGuard::enter()?;
     let (width, height) = crossterm::terminal::size()?;
-    let mut screen = runner::Screen::new(CrosstermBackend::new(std::io::stdout()))?;
+    let mut screen = runner::Screen::new(inline_terminal::Stdout::new())?;
     let mut app = App::new(opts, width, height, Instant::now(), now_millis());
     let shutdown = async {
         tokio::select! {
