@@ -5,8 +5,9 @@
 //!   in, [`TuiOptions`], [`TuiError`].
 //! - [`app`]: the view-model [`App`]; `update(msg)` is its only mutator.
 //! - [`keymap`]: key presses to actions; [`commands`]: slash commands.
-//! - [`stream`], [`markdown`], [`highlight`], [`wrap`]: turning text into
-//!   styled, wrapped lines (streamed answers commit in complete lines).
+//! - [`stream`], [`markdown`], [`table`], [`highlight`], [`wrap`]: turning
+//!   text into styled, wrapped lines (streamed answers commit in complete
+//!   lines, each rendered once).
 //! - [`view`]: one file per widget; [`view::live::render`] draws the live
 //!   area as a pure function of the App.
 //! - [`transcript`]: the Ctrl+T overlay.
@@ -29,6 +30,7 @@ pub mod keymap;
 pub mod markdown;
 pub mod runner;
 pub mod stream;
+pub mod table;
 pub mod terminal;
 pub mod transcript;
 pub mod view;

@@ -31,6 +31,9 @@ use crate::protocol::{AgentEvent, now_millis};
 pub const FRAME: Duration = Duration::from_millis(16);
 /// Redraw cadence while only the spinner and elapsed time move.
 const ANIMATION: Duration = Duration::from_millis(100);
+/// Longest the loop spends applying queued runtime inputs before it looks
+/// at the keyboard and the clock again.
+const DRAIN_BUDGET: Duration = Duration::from_millis(4);
 
 /// The terminal the UI draws on: the live area of an [`InlineTerminal`],
 /// or the transcript overlay on the alternate screen.
@@ -165,10 +168,18 @@ where
             None if app.is_animating() => app.update(AppMsg::Tick),
             None => {}
         }
+        // Drain what the runtime queued, but only for a slice of a frame:
+        // a flood of deltas must not keep a key press waiting.
+        let drain_until = Instant::now() + DRAIN_BUDGET;
+        let mut drained = 0u32;
         while let Ok(input) = inputs.try_recv() {
             let msg = AppMsg::Input(input);
             urgent |= ends_a_turn(&msg);
             app.update(msg);
+            drained += 1;
+            if drained % 64 == 0 && Instant::now() >= drain_until {
+                break;
+            }
         }
         // Poll with this task's waker, never a no-op one: crossterm's
         // EventStream keeps the waker of the first pending poll, so a no-op
