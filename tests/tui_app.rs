@@ -415,3 +415,27 @@ fn a_hundred_thousand_line_transcript_opens_at_once() {
     key(&mut app, KeyCode::Char('q'));
     assert!(!app.overlay_open());
 }
+
+#[test]
+fn the_transcript_opened_during_a_stream_follows_it_regression_frozen_snapshot() {
+    let (mut app, _) = app(60, 12);
+    ev(&mut app, user_input("stream"));
+    stream_output(&mut app, "first line\nsecond li", 3);
+    key_mod(&mut app, KeyCode::Char('t'), KeyModifiers::CONTROL);
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("second li"), "{text}");
+    stream_output(&mut app, "ne\nthird line\n", 3);
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("third line"), "{text}");
+    ev(
+        &mut app,
+        AgentEvent::Output {
+            text: "first line\nsecond line\nthird line\nthe end".into(),
+            meta: meta(),
+        },
+    );
+    ev(&mut app, stop(StopCause::Done));
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("the end"), "{text}");
+    assert_eq!(text.matches("third line").count(), 1, "{text}");
+}

@@ -70,7 +70,9 @@ impl<S: Surface> Screen<S> {
                 width, height,
             )));
         }
-        if let Some(overlay) = app.overlay.as_ref() {
+        if let Some(overlay) = app.overlay.as_mut() {
+            let live = app.output.as_ref().map(|o| o.stream.received());
+            overlay.follow(&app.transcript, live);
             let area = Rect::new(0, 0, width, height);
             let mut next = Buffer::empty(area);
             overlay.render(area, &mut next);
