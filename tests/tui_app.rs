@@ -439,3 +439,38 @@ fn the_transcript_opened_during_a_stream_follows_it_regression_frozen_snapshot()
     assert!(text.contains("the end"), "{text}");
     assert_eq!(text.matches("third line").count(), 1, "{text}");
 }
+
+#[test]
+fn wide_graphemes_leave_nothing_behind_in_the_live_area_regression_stray_flag() {
+    use light_agent::tui::runner::Screen;
+    let (mut app, _) = app(40, 12);
+    let mut screen = Screen::new(VtScreen::new(40, 12)).unwrap();
+    type_text(&mut app, "ab🇵🇱👨‍👩‍👧你好cd");
+    screen.draw(&mut app).unwrap();
+    assert!(
+        screen.surface().text().contains("ab🇵🇱"),
+        "{}",
+        screen.surface().text()
+    );
+    while app.composer_text() != "ab" {
+        key(&mut app, KeyCode::Backspace);
+    }
+    screen.draw(&mut app).unwrap();
+    let text = screen.surface().text();
+    for stray in ['🇵', '🇱', '👨', '你', 'c'] {
+        assert!(!text.contains(stray), "{stray} left behind:\n{text}");
+    }
+    assert!(text.contains("› ab"), "{text}");
+}
+
+#[test]
+fn below_twenty_by_six_the_live_area_says_the_terminal_is_too_small() {
+    let (mut small, _) = app(18, 5);
+    type_text(&mut small, "draft");
+    let text = screen(&mut small, 18, 5);
+    assert_eq!(text.trim(), "terminal too small");
+    let (mut enough, _) = app(20, 6);
+    type_text(&mut enough, "draft");
+    let text = screen(&mut enough, 20, 6);
+    assert!(text.contains("› draft"), "{text}");
+}

@@ -103,7 +103,7 @@ fn flatten(line: &Line<'static>) -> (String, Vec<(Range<usize>, Style)>) {
 fn row_ranges(text: &str, from: usize, width: usize) -> Vec<Range<usize>> {
     let rest = &text[from..];
     let options = Options::new(width)
-        .break_words(true)
+        .break_words(false)
         .word_separator(WordSeparator::UnicodeBreakProperties)
         .word_splitter(WordSplitter::NoHyphenation);
     let mut out = Vec::new();
