@@ -1,5 +1,6 @@
-//! Render cost of the TUI: the first frame of an empty session, and one
-//! frame (deltas of one frame + draw) during a 20k-delta streamed answer.
+//! Render cost of the TUI: the first frame of an empty session, one frame
+//! (deltas of one frame + draw) during a 20k-delta streamed answer, and
+//! whole answers of 10 000 and 100 000 lines.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -123,9 +124,32 @@ fn frame_during_stream(c: &mut Criterion) {
     });
 }
 
+/// One answer of many short lines, one delta a line, drawn every 64
+/// deltas: the cost must grow with the lines, not with their square.
+fn long_answers(c: &mut Criterion) {
+    for lines in [10_000usize, 100_000] {
+        let pieces: Vec<String> = (0..lines)
+            .map(|i| format!("line {i} of the answer\n"))
+            .collect();
+        c.bench_function(&format!("answer_of_{lines}_lines_one_frame_per_64"), |b| {
+            b.iter(|| {
+                let mut screen = Screen::new(sink()).unwrap_or_else(|e| panic!("{e}"));
+                let mut app = started_app();
+                for chunk in pieces.chunks(64) {
+                    for piece in chunk {
+                        app.update(AppMsg::Input(UiInput::Event(delta(piece))));
+                    }
+                    screen.draw(&mut app).unwrap_or_else(|e| panic!("{e}"));
+                }
+                black_box(screen.surface().bytes)
+            })
+        });
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10);
-    targets = first_frame, frame_during_stream
+    targets = first_frame, frame_during_stream, long_answers
 }
 criterion_main!(benches);

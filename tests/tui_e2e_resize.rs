@@ -20,6 +20,8 @@ use pty::{COLS, Key, Pty, ROWS, WAIT, screen_rows};
 use support::{MockModel, OpenAiStream, Reply};
 
 const DRAFT: &str = "half typed prompt";
+/// How long a whole streamed answer may take on a loaded machine.
+const STREAM_WAIT: Duration = Duration::from_secs(30);
 
 /// The status line names the state at every width (the model name and the
 /// session id are dropped first when it is narrow).
@@ -131,7 +133,7 @@ async fn resizing_while_an_answer_streams_keeps_every_line_once() {
     for (cols, rows) in [(80, 24), (120, 40), (70, 18), (COLS, ROWS)] {
         resize_to(&mut pty, cols, rows, DRAFT);
     }
-    pty.wait_for_text("· idle ·", WAIT);
+    pty.wait_for_text("· idle ·", STREAM_WAIT);
     pty.wait_until("a settled screen after the stream", WAIT, |p| {
         settled(p, DRAFT)
     });
@@ -157,7 +159,7 @@ async fn twenty_resizes_at_once_and_narrow_wide_narrow_leave_one_clean_live_area
     resize_to(&mut pty, 40, 16, DRAFT);
     resize_to(&mut pty, 140, 40, DRAFT);
     resize_to(&mut pty, 40, 16, DRAFT);
-    pty.wait_for_text("· idle ·", WAIT);
+    pty.wait_for_text("· idle ·", STREAM_WAIT);
     pty.wait_until("a settled screen after the stream", WAIT, |p| {
         settled(p, DRAFT)
     });
