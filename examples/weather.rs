@@ -12,7 +12,7 @@ use std::sync::Arc;
 use light_agent::agent::{Agent, AgentConfig, LoopConfig};
 use light_agent::ai::{HttpOptions, OpenAiAdaptor};
 use light_agent::context::{ContextConfig, PromptSection};
-use light_agent::protocol::AgentEvent;
+use light_agent::protocol::{AgentEvent, Secret};
 use light_agent::tool::{ToolContext, ToolDefinition, ToolOutput, builtin};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -28,7 +28,7 @@ struct Weather {
 async fn main() -> anyhow::Result<()> {
     let base_url =
         std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".into());
-    let api_key = std::env::var("OPENAI_API_KEY").ok();
+    let api_key = std::env::var("OPENAI_API_KEY").ok().map(Secret::new);
     let model = std::env::var("MODEL").unwrap_or_else(|_| "gpt-4.1".into());
 
     let agent = Agent::new(AgentConfig {

@@ -11,7 +11,7 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use light_agent::{Agent, AgentConfig, ContextConfig, HttpOptions, LoopConfig, OpenAiAdaptor, PromptSection};
+//! use light_agent::{Agent, AgentConfig, ContextConfig, HttpOptions, LoopConfig, OpenAiAdaptor, PromptSection, Secret};
 //! use light_agent::{AgentEvent, ToolContext, ToolDefinition, ToolOutput, builtin};
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -26,7 +26,7 @@
 //!     session: None,
 //!     adaptor: Arc::new(OpenAiAdaptor::new(
 //!         "https://api.openai.com/v1",
-//!         std::env::var("OPENAI_API_KEY").ok(),
+//!         std::env::var("OPENAI_API_KEY").ok().map(Secret::new),
 //!         "gpt-4.1",
 //!         HttpOptions::default(),
 //!     )?),
@@ -67,7 +67,8 @@
 //! - [`session`]: SQLite sessions.
 //! - [`agent`]: the [`Agent`] and its loop.
 //! - [`config`]: configuration file, environment and flags resolved once.
-//! - [`tui`]: the terminal front end, joined to the runtime by channels.
+//! - `tui` (Cargo feature `tui`, on by default): the terminal front end,
+//!   joined to the runtime by channels.
 #![deny(missing_docs)]
 
 pub mod agent;
@@ -77,6 +78,7 @@ pub mod context;
 pub mod protocol;
 pub mod session;
 pub mod tool;
+#[cfg(feature = "tui")]
 pub mod tui;
 
 pub use agent::{Agent, AgentConfig, AgentError, AgentState, LoopConfig, Notice, TurnOutcome};
@@ -86,7 +88,7 @@ pub use ai::{
 };
 pub use context::{ContextConfig, PromptSection};
 pub use protocol::{
-    AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome, ToolSpec, Usage,
+    AgentEvent, InputSource, Meta, Secret, StopCause, ToolCall, ToolOutcome, ToolSpec, Usage,
 };
 pub use session::{AgentSession, SessionManager};
 pub use tool::{Tool, ToolContext, ToolDefinition, ToolOutput, ToolRegistry, builtin};

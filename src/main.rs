@@ -16,6 +16,7 @@ use light_agent::session::SessionManager;
 use cli::Exit;
 use cli::args::{Cli, Command, ConfigAction, ExecArgs, ModelFlags};
 use cli::build::{self, SessionChoice};
+use cli::output::{self, OutputError};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -27,19 +28,47 @@ fn main() -> ExitCode {
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("light-agent: cannot start the async runtime: {e}");
+            output::eprintln(&format!("light-agent: cannot start the async runtime: {e}"));
             return Exit::Failure.into();
         }
     };
     match runtime.block_on(run(cli)) {
         Ok(exit) => exit.into(),
         Err(e) => {
-            eprintln!("light-agent: {e:#}");
+            if let Some(failed) = e.downcast_ref::<OutputError>() {
+                // A reader that went away (`| head -1`) is not a failure.
+                if failed.is_closed_pipe() {
+                    return Exit::Success.into();
+                }
+            }
+            if is_disk_full(&e) {
+                output::eprintln(&format!(
+                    "light-agent: the disk is full ({e}); free some space and try again"
+                ));
+                return Exit::Failure.into();
+            }
+            output::eprintln(&format!("light-agent: {e:#}"));
             let usage = e.downcast_ref::<ConfigError>().is_some()
                 || e.downcast_ref::<UsageError>().is_some();
             if usage { Exit::Usage } else { Exit::Failure }.into()
         }
     }
+}
+
+/// Whether `e` comes from a full disk (SQLite's "database or disk is full",
+/// or ENOSPC from a write), which deserves a plain sentence, not a chain.
+fn is_disk_full(e: &anyhow::Error) -> bool {
+    const ENOSPC: i32 = 28;
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<rusqlite::Error>()
+            .and_then(rusqlite::Error::sqlite_error_code)
+            == Some(rusqlite::ErrorCode::DiskFull)
+            || cause
+                .downcast_ref::<std::io::Error>()
+                .and_then(std::io::Error::raw_os_error)
+                == Some(ENOSPC)
+    })
 }
 
 /// A mistake on the command line or in the configuration (exit 2).
@@ -52,21 +81,19 @@ async fn run(cli: Cli) -> Result<Exit> {
     match cli.command {
         Some(Command::Tool { name, args }) => cli::tool_cmd::run(&name, &args, &cwd)
             .await
-            .map_err(|e| UsageError(format!("{e:#}")).into()),
+            .map_err(usage_unless_output),
         Some(Command::Exec(exec)) => run_exec(exec, &cli.model, cli.log_level, &cwd).await,
         Some(Command::Sessions { all, json, limit }) => {
             let manager = open_store()?;
             cli::sessions::list(&manager, &cwd, all, json, limit).await
         }
         Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
-        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level),
+        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level).await,
         Some(Command::Completions { shell }) => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "light-agent",
-                &mut std::io::stdout(),
-            );
+            // Generated into memory: clap_complete panics on a failed write.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "light-agent", &mut script);
+            output::print(&String::from_utf8_lossy(&script))?;
             Ok(Exit::Success)
         }
         None => {
@@ -83,7 +110,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 (true, None) => SessionChoice::New,
                 (false, None) => SessionChoice::Latest,
             };
-            let setup = setup(&cli.model, cli.log_level)?;
+            let setup = setup(&cli.model, cli.log_level).await?;
             let (settings, model_missing) = match setup.resolution {
                 Resolution::Ready(settings) => (settings, None),
                 Resolution::NoModel { message, settings } => (settings, Some(message)),
@@ -101,6 +128,16 @@ async fn run(cli: Cli) -> Result<Exit> {
     }
 }
 
+/// A tool command's failure as a usage error (exit 2), except a failed
+/// write of its result, which keeps its own handling.
+fn usage_unless_output(e: anyhow::Error) -> anyhow::Error {
+    if e.is::<OutputError>() {
+        e
+    } else {
+        UsageError(format!("{e:#}")).into()
+    }
+}
+
 fn env() -> Env {
     Env::from_vars(std::env::vars())
 }
@@ -115,26 +152,33 @@ fn open_store() -> Result<SessionManager> {
         .with_context(|| format!("opening the session database {}", paths.db_file.display()))
 }
 
-fn run_config(action: ConfigAction, model: &ModelFlags, log_level: Option<String>) -> Result<Exit> {
+async fn run_config(
+    action: ConfigAction,
+    model: &ModelFlags,
+    log_level: Option<String>,
+) -> Result<Exit> {
     match action {
         ConfigAction::Init => {
             let paths = paths(&env())?;
             let file = config::init(&paths)?;
-            println!("wrote {}", file.display());
+            output::println(&format!("wrote {}", file.display()))?;
         }
         ConfigAction::Path => {
             let paths = paths(&env())?;
-            println!("config:   {}", paths.config_file.display());
-            println!("sessions: {}", paths.db_file.display());
-            println!("logs:     {}", paths.log_dir.display());
-            println!("skills:   {}", paths.skills_dir.display());
+            output::print(&format!(
+                "config:   {}\nsessions: {}\nlogs:     {}\nskills:   {}\n",
+                paths.config_file.display(),
+                paths.db_file.display(),
+                paths.log_dir.display(),
+                paths.skills_dir.display()
+            ))?;
         }
         ConfigAction::Show => {
-            let setup = setup(model, log_level)?;
+            let setup = setup(model, log_level).await?;
             if let Resolution::NoModel { message, .. } = &setup.resolution {
-                println!("# {message}");
+                output::println(&format!("# {message}"))?;
             }
-            print!("{}", config::show(setup.resolution.settings()));
+            output::print(&config::show(setup.resolution.settings()))?;
         }
     }
     Ok(Exit::Success)
@@ -147,7 +191,7 @@ struct Setup {
     _log: Option<config::LogGuard>,
 }
 
-fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
+async fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
     let env = env();
     let paths = paths(&env)?;
     let flags = Flags {
@@ -157,12 +201,25 @@ fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
         context_window: model.context_window,
         log_level,
     };
-    let resolution = config::load(&paths, &env, &flags)?;
+    // Ask local servers first, concurrently and within a budget, so resolving
+    // stays pure and no runtime worker blocks on a network call.
+    let servers = config::servers_to_probe(&paths, &env, &flags)?;
+    let answers = futures::future::join_all(
+        servers
+            .iter()
+            .map(|url| light_agent::ai::probe_ollama(url, light_agent::ai::PROBE_TIMEOUT)),
+    )
+    .await;
+    let probed = |url: &str| {
+        let at = servers.iter().position(|asked| asked == url)?;
+        answers.get(at).cloned().flatten()
+    };
+    let resolution = config::load(&paths, &env, &flags, &probed)?;
     let settings = resolution.settings();
     // Logging is best effort: a read-only state dir must not stop the agent.
     let log = config::init_logging(&paths, &settings.log_level).ok();
     for warning in &settings.warnings {
-        eprintln!("warning: {warning}");
+        output::eprintln(&format!("warning: {warning}"));
     }
     Ok(Setup {
         paths,
@@ -177,7 +234,7 @@ async fn run_exec(
     log_level: Option<String>,
     cwd: &Path,
 ) -> Result<Exit> {
-    let setup = setup(model, log_level)?;
+    let setup = setup(model, log_level).await?;
     let settings: &Settings = match &setup.resolution {
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),
@@ -206,12 +263,18 @@ async fn run_exec(
             setup.paths.db_file.display()
         )
     })?;
-    let (session, resumed) =
-        build::open_session(&manager, cwd, &choice, Some(build::title_of(&prompt))).await?;
+    let (session, resumed) = build::open_session(
+        &manager,
+        cwd,
+        &choice,
+        Some(build::title_of(&prompt)),
+        build::FreshHint::Exec,
+    )
+    .await?;
     let (agent, warnings) =
         build::agent(cwd, &setup.paths, settings, adaptor, Some(session.clone()))?;
     for warning in warnings {
-        eprintln!("warning: {warning}");
+        output::eprintln(&format!("warning: {warning}"));
     }
     if resumed {
         agent.load_session().await?;

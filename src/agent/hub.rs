@@ -19,6 +19,9 @@ pub enum Notice {
         /// Why the call failed.
         message: String,
     },
+    /// The stream broke after part of an answer was shown: hosts drop what
+    /// they showed of this step's answer. A [`Notice::Retrying`] follows.
+    PartialDropped,
     /// Something worth knowing that did not stop the turn.
     Warning(String),
 }

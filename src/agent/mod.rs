@@ -8,8 +8,10 @@
 //! fans events out to subscribers. Nothing a model sends can end a turn
 //! except through `agent_stop`.
 
+mod call_ids;
 mod hub;
 mod recall;
+mod recall_search;
 mod skill_tool;
 mod stream;
 mod tools;
@@ -29,9 +31,11 @@ use crate::context::ContextConfig;
 use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
+use crate::tool::fs::Root;
 
 pub use hub::Notice;
 pub use recall::RecallTool;
+pub use recall_search::RecallSearchTool;
 pub use skill_tool::LoadSkillTool;
 
 /// How the loop runs.
@@ -54,7 +58,8 @@ impl Default for LoopConfig {
 
 /// Everything an [`Agent`] is made of.
 pub struct AgentConfig {
-    /// Working directory the tools are confined to (canonicalised).
+    /// Working directory the tools are confined to; opened once, when the
+    /// agent is made, and held as a handle from then on.
     pub cwd: PathBuf,
     /// Where events are persisted; `None` keeps them in memory only.
     pub session: Option<AgentSession>,
@@ -174,13 +179,21 @@ impl Drop for WorkerGuard {
 
 impl Agent {
     /// Creates the agent and starts its worker on the current tokio runtime.
-    /// Registers `recall_indexed`, and `load_skill` when skills exist; file
+    /// Registers `recall_indexed` and `recall_search`, and `load_skill` when skills exist; file
     /// tools are the caller's to register.
     ///
     /// # Panics
     /// When called outside a tokio runtime.
     pub fn new(config: AgentConfig) -> Self {
         let cwd = std::fs::canonicalize(&config.cwd).unwrap_or(config.cwd);
+        // Opened once: the tools reach this directory, whatever later
+        // happens to its path.
+        let root = Root::open(&cwd).map_err(|e| {
+            format!(
+                "the working directory {} cannot be opened: {e}",
+                cwd.display()
+            )
+        });
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
@@ -194,6 +207,7 @@ impl Agent {
         let skill_roots = skill_tool::SkillRoots::default();
         // Registration of our own fixed names and schemas cannot fail.
         let _ = tools.register(recall.clone());
+        let _ = tools.register(RecallSearchTool::new(recall.clone()));
         if !config.context.skills.is_empty() {
             let _ = tools.register(LoadSkillTool::new(
                 config.context.skills.clone(),
@@ -203,7 +217,7 @@ impl Agent {
         let worker = worker::Worker::new(worker::WorkerParts {
             shared: shared.clone(),
             tools: tools.clone(),
-            cwd,
+            root,
             session: config.session,
             adaptor: config.adaptor,
             context: config.context,

@@ -1,31 +1,38 @@
 //! `load_skill`: a skill's full instructions and file list.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::Skill;
+use crate::tool::fs::walk::{Flow, WalkOrder, walk_files};
+use crate::tool::fs::{RelPath, Root};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 /// Most files listed for one skill.
 const MAX_LISTED_FILES: usize = 200;
+/// Most bytes of SKILL.md returned.
+const MAX_BODY_BYTES: usize = 100 * 1024;
 
-/// Folders of skills loaded in this agent; their files become readable.
+/// Folders of skills loaded in this agent, held as handles; their files
+/// become readable.
 #[derive(Clone, Default)]
-pub(super) struct SkillRoots(Arc<Mutex<Vec<PathBuf>>>);
+pub(super) struct SkillRoots(Arc<Mutex<Vec<Root>>>);
 
 impl SkillRoots {
-    fn add(&self, dir: PathBuf) {
+    fn add(&self, dir: Root) {
         let mut roots = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if !roots.contains(&dir) {
+        if !roots
+            .iter()
+            .any(|r| r.identity().same_file(&dir.identity()))
+        {
             roots.push(dir);
         }
     }
 
     /// The loaded skills' folders.
-    pub(super) fn snapshot(&self) -> Vec<PathBuf> {
+    pub(super) fn snapshot(&self) -> Vec<Root> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
@@ -69,21 +76,23 @@ impl Tool for LoadSkillTool {
                 names.join(", ")
             ));
         };
-        let body = match tokio::fs::read_to_string(skill.file()).await {
-            Ok(body) => body,
-            Err(e) => {
+        let root = skill.root.clone();
+        let read = tokio::task::spawn_blocking(move || {
+            let body = read_body(&root);
+            (body, list_files(&root))
+        })
+        .await;
+        let (body, files) = match read {
+            Ok((Ok(body), files)) => (body, files),
+            Ok((Err(why), _)) => {
                 return ToolOutput::error(format!(
-                    "[what]: cannot read {}\n[why]: {e}",
+                    "[what]: cannot read {}\n[why]: {why}",
                     skill.file().display()
                 ));
             }
+            Err(e) => return ToolOutput::error(format!("load_skill failed: {e}")),
         };
-        let dir = skill.dir.clone();
-        let files = tokio::task::spawn_blocking(move || list_files(&dir))
-            .await
-            .unwrap_or_default();
-        self.roots
-            .add(std::fs::canonicalize(&skill.dir).unwrap_or_else(|_| skill.dir.clone()));
+        self.roots.add(skill.root.clone());
         let mut out = format!(
             "[what]: skill\n[name]: {}\n[dir]: {}\n[files]:\n",
             skill.name,
@@ -98,19 +107,32 @@ impl Tool for LoadSkillTool {
     }
 }
 
-fn list_files(dir: &std::path::Path) -> Vec<String> {
-    let mut files: Vec<String> = ignore::WalkBuilder::new(dir)
-        .build()
-        .flatten()
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-        .filter_map(|e| {
-            e.path()
-                .strip_prefix(dir)
-                .ok()
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-        })
-        .collect();
-    files.sort();
-    files.truncate(MAX_LISTED_FILES);
+/// SKILL.md's text through the skill's root: a regular file, at most
+/// [`MAX_BODY_BYTES`] read.
+fn read_body(root: &Root) -> Result<String, String> {
+    let rel = root.relative("SKILL.md").map_err(|r| r.message)?;
+    let mut opened = root.open_file(&rel).map_err(|r| r.message)?;
+    let (bytes, more) = opened
+        .read_prefix(MAX_BODY_BYTES)
+        .map_err(|e| e.to_string())?;
+    let mut body = String::from_utf8_lossy(&bytes).into_owned();
+    if more {
+        body.push_str("\n[truncated: SKILL.md is longer than 100 KiB]");
+    }
+    Ok(body)
+}
+
+/// The skill's files (the walk's filters), sorted, at most
+/// [`MAX_LISTED_FILES`].
+fn list_files(root: &Root) -> Vec<String> {
+    let mut files = Vec::new();
+    let _ = walk_files(root, &RelPath::root(), WalkOrder::Path, &|| false, |file| {
+        files.push(file.rel.to_string());
+        if files.len() >= MAX_LISTED_FILES {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    });
     files
 }

@@ -1,5 +1,9 @@
 //! One model call: stream with retries, deltas shown live, full events
-//! committed when the stream ends (or what was shown, when it is cut).
+//! committed when the stream ends. A stream cut after part of the answer
+//! was shown is retried like any other failure, after a
+//! [`Notice::PartialDropped`] tells hosts to drop that part; when the
+//! retries are exhausted (or the user interrupts) what was shown is
+//! committed, so the log matches the screen.
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -61,15 +65,27 @@ impl Worker {
                         .await;
                 }
             };
-            if attempt.saw_delta {
-                return self
-                    .keep_partial(attempt, meta, CallOutcome::Failed(error))
-                    .await;
-            }
             let Some(delay) = self.loop_config.retry.delay_for(attempt_no, &error) else {
+                if attempt.saw_delta {
+                    // Kept so the user's screen and the log agree; the
+                    // `agent_stop(llm)` after it tells the next request
+                    // that this answer was cut off.
+                    let error = AiError {
+                        message: format!("the answer was cut off: {}", error.message),
+                        ..error
+                    };
+                    return self
+                        .keep_partial(attempt, meta, CallOutcome::Failed(error))
+                        .await;
+                }
                 return CallOutcome::Failed(error);
             };
             attempt_no += 1;
+            if attempt.saw_delta {
+                // Two answers are never mixed in one step: what was shown
+                // of this one is dropped, and the retry starts afresh.
+                self.shared.hub.notice(Notice::PartialDropped);
+            }
             tracing::warn!(attempt = attempt_no, ?delay, error = %error, "model call failed; retrying");
             self.shared.hub.notice(Notice::Retrying {
                 attempt: attempt_no,
@@ -114,8 +130,9 @@ impl Worker {
         }
         events.extend(attempt.finals);
         let mut calls = Vec::new();
-        for event in events {
-            if let AgentEvent::ToolCalls { calls: these, .. } = &event {
+        for mut event in events {
+            if let AgentEvent::ToolCalls { calls: these, .. } = &mut event {
+                self.make_call_ids_unique(these, meta).await;
                 calls.extend(these.iter().cloned());
             }
             if let Err(message) = self.commit(event).await {

@@ -21,11 +21,12 @@ impl Worker {
         meta: Meta,
         cancel: &CancellationToken,
     ) -> Result<(), String> {
-        let ctx = ToolContext {
-            cwd: self.cwd.clone(),
-            cancel: cancel.clone(),
-            read_roots: self.skill_roots.snapshot(),
+        let root = match self.root.clone() {
+            Ok(root) => root,
+            Err(why) => return self.refuse_tools(&calls, meta, &why).await,
         };
+        let mut ctx = ToolContext::with_root(root, cancel.clone());
+        ctx.read_roots = self.skill_roots.snapshot();
         let mut running: FuturesUnordered<_> = calls
             .iter()
             .map(|call| {
@@ -61,6 +62,27 @@ impl Worker {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 result: INTERRUPTED.into(),
+                is_error: true,
+            };
+            self.commit(AgentEvent::ToolResult { outcome, meta })
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Gives every call the same error result: the working directory could
+    /// not be opened, so no tool can run.
+    async fn refuse_tools(
+        &mut self,
+        calls: &[ToolCall],
+        meta: Meta,
+        why: &str,
+    ) -> Result<(), String> {
+        for call in calls {
+            let outcome = ToolOutcome {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                result: format!("[what]: {} cannot run\n[reason]: {why}", call.name),
                 is_error: true,
             };
             self.commit(AgentEvent::ToolResult { outcome, meta })

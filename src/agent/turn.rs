@@ -6,6 +6,7 @@ use super::TurnOutcome;
 use super::stream::CallOutcome;
 use super::worker::Worker;
 use crate::ai::AiErrorKind;
+use crate::context::ContextError;
 use crate::protocol::{AgentEvent, InputSource, Meta, StopCause};
 
 impl Worker {
@@ -64,13 +65,17 @@ impl Worker {
                 );
             }
 
+            let tools = self.tools.specs();
             let built = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return (StopCause::User, self.interrupt_reason(), step),
-                built = self.context.build(&self.window, self.adaptor.as_ref(), compacted_for_overflow, meta) => built,
+                built = self.context.build(&self.window, &tools, self.adaptor.as_ref(), compacted_for_overflow, meta) => built,
             };
             let built = match built {
                 Ok(built) => built,
+                Err(e @ ContextError::PromptTooLarge { .. }) => {
+                    return (StopCause::Runtime, e.to_string(), step);
+                }
                 Err(e) => {
                     return (
                         StopCause::Runtime,
@@ -85,11 +90,16 @@ impl Worker {
                 }
                 self.window = window;
             }
+            self.shared
+                .window_tokens
+                .store(built.tokens, std::sync::atomic::Ordering::Relaxed);
+            self.recall
+                .set_page_chars(self.context.recall_page_chars(&self.window, &tools));
 
             let request = crate::ai::StreamRequest {
                 system_prompt: built.system_prompt.to_string(),
                 events: built.events,
-                tools: self.tools.specs(),
+                tools,
             };
             let calls = match self.call_model(request, meta, cancel).await {
                 CallOutcome::Finished { calls } => calls,

@@ -1,6 +1,5 @@
 //! The task that owns the session window and runs queued jobs one by one.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -10,15 +9,16 @@ use super::recall::RecallTool;
 use super::skill_tool::SkillRoots;
 use super::{AgentError, Job, LoopConfig, Shared, TurnOutcome};
 use crate::ai::Adaptor;
-use crate::context::{ContextBuilder, ContextConfig};
+use crate::context::{ContextBuilder, ContextConfig, resume};
 use crate::protocol::{AgentEvent, Meta, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
+use crate::tool::fs::Root;
 
 pub(super) struct WorkerParts {
     pub shared: Arc<Shared>,
     pub tools: ToolRegistry,
-    pub cwd: PathBuf,
+    pub root: Result<Root, String>,
     pub session: Option<AgentSession>,
     pub adaptor: Arc<dyn Adaptor>,
     pub context: ContextConfig,
@@ -30,7 +30,9 @@ pub(super) struct WorkerParts {
 pub(super) struct Worker {
     pub(super) shared: Arc<Shared>,
     pub(super) tools: ToolRegistry,
-    pub(super) cwd: PathBuf,
+    /// The working directory's handle, or why it could not be opened
+    /// (every tool call then fails with that reason).
+    pub(super) root: Result<Root, String>,
     pub(super) session: Option<AgentSession>,
     pub(super) adaptor: Arc<dyn Adaptor>,
     pub(super) context: ContextBuilder,
@@ -47,7 +49,7 @@ impl Worker {
         Self {
             shared: parts.shared,
             tools: parts.tools,
-            cwd: parts.cwd,
+            root: parts.root,
             session: parts.session,
             adaptor: parts.adaptor,
             context: ContextBuilder::new(parts.context),
@@ -104,10 +106,11 @@ impl Worker {
         let Some(session) = &self.session else {
             return Ok(());
         };
-        let window = session
-            .load()
+        let recent = session
+            .load_recent(self.context.resume_bytes())
             .await
             .map_err(|e| AgentError::Session(e.to_string()))?;
+        let window = resume::window(recent.summary, recent.skipped_through, recent.events);
         let last = session
             .last_turn()
             .await
@@ -123,7 +126,13 @@ impl Worker {
         let now = Meta::new(self.next_turn().await.saturating_sub(1), u32::MAX);
         match self
             .context
-            .build(&self.window, self.adaptor.as_ref(), true, now)
+            .build(
+                &self.window,
+                &self.tools.specs(),
+                self.adaptor.as_ref(),
+                true,
+                now,
+            )
             .await
         {
             Ok(built) => match (built.summary, built.window) {
@@ -193,9 +202,14 @@ impl Worker {
         }
     }
 
+    /// Publishes the estimated size of the request the window gives now
+    /// (what the status line shows) and the recall page that fits beside it.
     pub(super) fn update_window_tokens(&self) {
-        let tokens = self.context.window_tokens(&self.window);
+        let specs = self.tools.specs();
+        let tokens = self.context.request_tokens(&self.window, &specs);
         self.shared.window_tokens.store(tokens, Ordering::Relaxed);
+        self.recall
+            .set_page_chars(self.context.recall_page_chars(&self.window, &specs));
     }
 
     pub(super) fn interrupt_reason(&self) -> String {

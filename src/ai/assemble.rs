@@ -1,4 +1,4 @@
-//! [`StepAssembler`]: what both wire decoders share once a provider chunk
+//! [`StepAssembler`]: what every wire decoder shares once a provider chunk
 //! is understood — delta emission, tool-call assembly, and the full events
 //! of the step at the end.
 

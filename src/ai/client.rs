@@ -6,15 +6,19 @@
 
 use std::future::Future;
 
+use futures::{FutureExt, StreamExt};
 use reqwest::RequestBuilder;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::connection::Clients;
 use super::decode::WireDecoder;
-use super::http::{HttpOptions, build_client, log_request};
+use super::endpoint::Endpoint;
+use super::http::{HttpOptions, log_request};
 use super::stream::{CallSpec, drive};
 use super::text::post_json;
 use super::{AiError, EventStream};
+use crate::protocol::{Redactor, Secret, redact_url};
 
 /// How a provider wants the API key sent.
 #[derive(Debug, Clone, Copy)]
@@ -25,30 +29,37 @@ pub(crate) enum KeyHeader {
     Named(&'static str),
 }
 
-/// The connection to one model; cheap to clone.
+/// The connection to one model; cheap to clone. `Debug` shows neither the
+/// key nor the base URL's credentials.
 #[derive(Debug, Clone)]
 pub(crate) struct ModelClient {
-    http_client: reqwest::Client,
-    api_key: Option<String>,
+    clients: Clients,
+    api_key: Option<Secret>,
     key_header: KeyHeader,
+    /// Scrubs the key and `base_url`'s credentials from every error
+    /// message and logged URL.
+    redactor: Redactor,
     model: String,
     http: HttpOptions,
 }
 
 impl ModelClient {
-    /// A client for `model`, sending `api_key` (an empty key counts as
-    /// none) as `key_header` says.
+    /// A client for `model` at `base_url`, sending `api_key` (an empty key
+    /// counts as none) as `key_header` says.
     ///
     /// Fails only if the HTTP client cannot be built.
     pub(crate) fn new(
-        api_key: Option<String>,
+        base_url: &str,
+        api_key: Option<Secret>,
         key_header: KeyHeader,
         model: String,
         http: HttpOptions,
     ) -> Result<Self, AiError> {
+        let api_key = api_key.filter(|k| !k.expose().is_empty());
         Ok(Self {
-            http_client: build_client(&http)?,
-            api_key: api_key.filter(|k| !k.is_empty()),
+            clients: Clients::new(&http)?,
+            redactor: Redactor::new(api_key.as_ref(), &[base_url]),
+            api_key,
             key_header,
             model,
             http,
@@ -62,13 +73,24 @@ impl ModelClient {
 
     /// A POST of `body` as JSON to `url`, carrying the key; the body is
     /// logged first.
-    pub(crate) fn post(&self, url: &str, body: &Value) -> RequestBuilder {
-        log_request(url, body);
-        let request = self.http_client.post(url).json(body);
+    pub(crate) fn post(&self, url: &Endpoint, body: &Value) -> RequestBuilder {
+        let url = url.as_str();
+        log_request(&self.redactor.redact(&redact_url(url)), body);
+        let request = self.clients.pooled.post(url).json(body);
         match (&self.api_key, self.key_header) {
             (None, _) => request,
-            (Some(key), KeyHeader::Bearer) => request.bearer_auth(key),
-            (Some(key), KeyHeader::Named(name)) => request.header(name, key),
+            (Some(key), KeyHeader::Bearer) => request.bearer_auth(key.expose()),
+            (Some(key), KeyHeader::Named(name)) => {
+                match reqwest::header::HeaderValue::from_str(key.expose()) {
+                    Ok(mut value) => {
+                        // Kept out of any debug output of the request.
+                        value.set_sensitive(true);
+                        request.header(name, value)
+                    }
+                    // reqwest reports the bad value at send, without its text.
+                    Err(_) => request.header(name, key.expose()),
+                }
+            }
         }
     }
 
@@ -82,11 +104,15 @@ impl ModelClient {
     ) -> EventStream {
         let spec = CallSpec {
             request,
+            clients: self.clients.clone(),
             api_key: self.api_key.clone(),
             model: self.model.clone(),
             idle: self.http.idle_timeout,
         };
+        let redactor = self.redactor.clone();
         drive(spec, decoder, cancel)
+            .map(move |item| item.map_err(|e| redact_error(&redactor, e)))
+            .boxed()
     }
 
     /// Sends `request` and resolves to the JSON body of a success; fails
@@ -97,6 +123,27 @@ impl ModelClient {
     ) -> impl Future<Output = Result<Value, AiError>> + Send + 'static {
         let api_key = self.api_key.clone();
         let idle = self.http.idle_timeout;
-        async move { post_json(request, api_key.as_deref(), idle).await }
+        let redactor = self.redactor.clone();
+        let clients = self.clients.clone();
+        async move {
+            post_json(
+                &clients,
+                request,
+                api_key.as_ref().map(Secret::expose),
+                idle,
+            )
+            .await
+            .map_err(|e| redact_error(&redactor, e))
+        }
+        .boxed()
     }
+}
+
+/// `error` with every known secret scrubbed from its message (transport
+/// errors quote the request URL, provider errors may quote the key).
+fn redact_error(redactor: &Redactor, mut error: AiError) -> AiError {
+    if let std::borrow::Cow::Owned(clean) = redactor.redact(&error.message) {
+        error.message = clean;
+    }
+    error
 }

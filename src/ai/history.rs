@@ -11,8 +11,10 @@
 //!   the request; results whose call is not in the history are dropped;
 //! - a summary becomes a labelled note where it sits (normally first);
 //! - `agent_stop(user)` becomes a note telling the model its previous turn
-//!   was interrupted; other `agent_stop`s and every `agent_trace` are
-//!   bookkeeping the model does not need.
+//!   was interrupted; an `agent_stop(llm)` right after an answer of the same
+//!   step (kept when the stream broke and the retries ran out) becomes a
+//!   note that this answer was cut off; other `agent_stop`s and every
+//!   `agent_trace` are bookkeeping the model does not need.
 
 use std::collections::HashMap;
 
@@ -24,6 +26,8 @@ pub const SUMMARY_LABEL: &str = "[history summary of earlier turns]";
 pub const SYSTEM_NOTE_LABEL: &str = "[system note]";
 /// Note sent after a turn the user interrupted.
 pub const INTERRUPTED_TURN_NOTE: &str = "[the previous turn was interrupted by the user]";
+/// Note sent after an answer whose stream broke before the model finished.
+pub const CUT_ANSWER_NOTE: &str = "[your previous answer was cut off: the connection broke before you finished, so it is incomplete]";
 /// Result given to a call that has no stored result.
 pub const INTERRUPTED_CALL_RESULT: &str = "interrupted by user: this tool call did not finish";
 
@@ -124,10 +128,16 @@ pub(crate) fn items(events: &[AgentEvent]) -> Vec<Item<'_>> {
                 flush(&mut step, &results, &mut items);
                 items.push(Item::Note(format!("{SUMMARY_LABEL}\n{text}")));
             }
-            AgentEvent::AgentStop { cause, .. } => {
+            AgentEvent::AgentStop { cause, meta, .. } => {
+                let cut = *cause == StopCause::Llm
+                    && step.meta == Some(*meta)
+                    && step.calls.is_none()
+                    && !step.is_empty();
                 flush(&mut step, &results, &mut items);
                 if *cause == StopCause::User {
                     items.push(Item::Note(INTERRUPTED_TURN_NOTE.to_owned()));
+                } else if cut {
+                    items.push(Item::Note(CUT_ANSWER_NOTE.to_owned()));
                 }
             }
         }
@@ -231,5 +241,26 @@ mod tests {
             })
             .collect();
         assert_eq!(ids, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_kept_partial_answer_before_an_llm_stop_is_noted_as_cut() {
+        let stop = |cause, step| AgentEvent::AgentStop {
+            cause,
+            message: "broke".into(),
+            meta: Meta::new(1, step),
+        };
+        let partial = AgentEvent::Output {
+            text: "half".into(),
+            meta: Meta::new(1, 1),
+        };
+        let note = Item::Note(CUT_ANSWER_NOTE.to_owned());
+        let cut = [partial.clone(), stop(StopCause::Llm, 1)];
+        assert_eq!(items(&cut).last(), Some(&note));
+        // A failure before anything was shown leaves no answer to qualify.
+        let failed = [partial.clone(), stop(StopCause::Llm, 2)];
+        assert!(!items(&failed).contains(&note));
+        let done = [partial, stop(StopCause::Done, 1)];
+        assert!(!items(&done).contains(&note));
     }
 }

@@ -1,11 +1,11 @@
-//! The shared HTTP client, its timeouts, and the classification of every
-//! HTTP or provider failure into an [`AiError`].
+//! The shared HTTP client, its timeouts, and the transport failures of a
+//! model call; what a provider itself reports is classified in `classify`.
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::{AiError, AiErrorKind};
+
+pub(crate) use super::classify::{classify_status, stream_error};
 
 /// Network timeouts of a model client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,19 +26,25 @@ impl Default for HttpOptions {
     }
 }
 
-/// Builds the client both adaptors use; fails only if the TLS backend
-/// cannot initialise.
-pub(crate) fn build_client(options: &HttpOptions) -> Result<reqwest::Client, AiError> {
-    reqwest::Client::builder()
-        .connect_timeout(options.connect_timeout)
-        .build()
-        .map_err(|e| {
-            AiError::new(
-                AiErrorKind::Transport,
-                format!("cannot build HTTP client: {e}"),
-            )
-            .with_retryable(false)
-        })
+/// Builds the client every adaptor uses (`pooled`: idle connections are kept
+/// for reuse); fails only if the TLS backend cannot initialise.
+pub(crate) fn build_client(
+    options: &HttpOptions,
+    pooled: bool,
+) -> Result<reqwest::Client, AiError> {
+    let builder = reqwest::Client::builder().connect_timeout(options.connect_timeout);
+    let builder = if pooled {
+        builder
+    } else {
+        builder.pool_max_idle_per_host(0)
+    };
+    builder.build().map_err(|e| {
+        AiError::new(
+            AiErrorKind::Transport,
+            format!("cannot build HTTP client: {e}"),
+        )
+        .with_retryable(false)
+    })
 }
 
 /// A connection, send or read failure: always retryable.
@@ -87,47 +93,8 @@ pub(crate) fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
 }
 
-/// The `message` and `code`/`type` of a provider error body, in either
-/// OpenAI (`{"error":{"message","code","type"}}`) or Anthropic
-/// (`{"type":"error","error":{"type","message"}}`) shape.
-fn provider_error_fields(body: &Value) -> (Option<String>, Option<String>) {
-    let error = body.get("error").unwrap_or(body);
-    let message = match error {
-        Value::String(text) => Some(text.clone()),
-        _ => error
-            .get("message")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-    };
-    let code = ["code", "type"]
-        .iter()
-        .find_map(|key| match error.get(key) {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            _ => None,
-        });
-    (message, code)
-}
-
-/// Whether a provider message or code says the prompt is too long.
-pub(crate) fn is_context_length(message: &str, code: Option<&str>) -> bool {
-    if code.is_some_and(|c| c.contains("context_length")) {
-        return true;
-    }
-    let lower = message.to_ascii_lowercase();
-    [
-        "maximum context length",
-        "prompt is too long",
-        "context window",
-        "context length",
-        "context_length_exceeded",
-    ]
-    .iter()
-    .any(|needle| lower.contains(needle))
-}
-
 /// Replaces the key and anything shaped like a secret key with `[redacted]`.
-fn redact(message: &str, api_key: Option<&str>) -> String {
+pub(crate) fn redact(message: &str, api_key: Option<&str>) -> String {
     let mut text = message.to_owned();
     if let Some(key) = api_key.filter(|k| !k.is_empty()) {
         text = text.replace(key, "[redacted]");
@@ -144,106 +111,6 @@ fn redact(message: &str, api_key: Option<&str>) -> String {
         .join(" ")
 }
 
-/// Classifies a non-success HTTP response.
-///
-/// Retryable: 408, 409, 429 (unless the code is `insufficient_quota`,
-/// which no wait fixes) and 5xx. 401/403 say to check the API key and never
-/// carry the key. Context-length refusals get their own kind.
-pub(crate) fn classify_status(
-    status: u16,
-    retry_after: Option<Duration>,
-    body: &str,
-    api_key: Option<&str>,
-) -> AiError {
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let (message, code) = parsed
-        .as_ref()
-        .map(provider_error_fields)
-        .unwrap_or((None, None));
-    let detail = message.unwrap_or_else(|| body.trim().chars().take(500).collect());
-    let detail = redact(&detail, api_key);
-    let with_detail = |what: &str| {
-        if detail.is_empty() {
-            format!("{what} (HTTP {status})")
-        } else {
-            format!("{what} (HTTP {status}): {detail}")
-        }
-    };
-    let error = if is_context_length(&detail, code.as_deref()) {
-        AiError::new(
-            AiErrorKind::ContextLength,
-            with_detail("context length exceeded"),
-        )
-    } else {
-        match status {
-            401 | 403 => AiError::new(
-                AiErrorKind::Request,
-                with_detail("authentication failed: check your API key"),
-            ),
-            404 => AiError::new(
-                AiErrorKind::Request,
-                with_detail("not found: check the base URL and the model name"),
-            ),
-            429 if code.as_deref() == Some("insufficient_quota") => {
-                AiError::new(AiErrorKind::Request, with_detail("quota exhausted"))
-            }
-            408 | 409 | 429 => AiError::new(
-                AiErrorKind::Provider,
-                with_detail("the model provider asked to retry later"),
-            )
-            .with_retryable(true),
-            500..=599 => AiError::new(
-                AiErrorKind::Provider,
-                with_detail("the model provider failed"),
-            ),
-            _ => AiError::new(
-                AiErrorKind::Request,
-                with_detail("the model provider refused the request"),
-            ),
-        }
-    };
-    error.with_status(status).with_retry_after(retry_after)
-}
-
-/// Classifies an error object that arrived inside a 200 stream (an
-/// `{"error":…}` chunk or an `event: error`).
-pub(crate) fn stream_error(body: &Value) -> AiError {
-    let (message, code) = provider_error_fields(body);
-    let message = message.unwrap_or_else(|| body.to_string());
-    if is_context_length(&message, code.as_deref()) {
-        return AiError::new(
-            AiErrorKind::ContextLength,
-            format!("context length exceeded: {message}"),
-        );
-    }
-    let code = code.unwrap_or_default();
-    if let Ok(status) = code.parse::<u16>() {
-        return classify_status(status, None, &body.to_string(), None);
-    }
-    let refused = [
-        "invalid_request",
-        "authentication",
-        "permission",
-        "not_found",
-    ]
-    .iter()
-    .any(|c| code.contains(c));
-    let kind = if refused {
-        AiErrorKind::Request
-    } else {
-        AiErrorKind::Provider
-    };
-    let label = if code.is_empty() {
-        String::new()
-    } else {
-        format!(" [{code}]")
-    };
-    AiError::new(
-        kind,
-        format!("the model provider reported an error mid-stream{label}: {message}"),
-    )
-}
-
 /// Logs an outgoing model request: the endpoint at debug level, the body at
 /// trace level. Bodies never hold credentials (keys travel in headers, which
 /// are not logged).
@@ -258,77 +125,6 @@ pub(crate) fn log_request(url: &str, body: &serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn statuses_are_classified_by_what_the_caller_should_do() {
-        let cases = [
-            (400, AiErrorKind::Request, false),
-            (401, AiErrorKind::Request, false),
-            (403, AiErrorKind::Request, false),
-            (404, AiErrorKind::Request, false),
-            (408, AiErrorKind::Provider, true),
-            (409, AiErrorKind::Provider, true),
-            (429, AiErrorKind::Provider, true),
-            (500, AiErrorKind::Provider, true),
-            (503, AiErrorKind::Provider, true),
-            (529, AiErrorKind::Provider, true),
-        ];
-        for (status, kind, retryable) in cases {
-            let err = classify_status(status, None, "", None);
-            assert_eq!((err.kind, err.retryable), (kind, retryable), "{status}");
-            assert_eq!(err.status, Some(status));
-        }
-    }
-
-    #[test]
-    fn auth_failure_says_check_the_key_and_hides_it() {
-        let body = r#"{"error":{"message":"Incorrect API key provided: sk-secret-123. Find yours","code":"invalid_api_key"}}"#;
-        let err = classify_status(401, None, body, Some("sk-secret-123"));
-        assert!(
-            err.message.contains("check your API key"),
-            "{}",
-            err.message
-        );
-        assert!(!err.message.contains("secret"), "{}", err.message);
-    }
-
-    #[test]
-    fn context_length_is_its_own_kind_in_both_shapes() {
-        let openai = r#"{"error":{"message":"This model's maximum context length is 128000 tokens.","code":"context_length_exceeded"}}"#;
-        let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
-        for body in [openai, anthropic] {
-            let err = classify_status(400, None, body, None);
-            assert_eq!(err.kind, AiErrorKind::ContextLength, "{body}");
-            assert!(!err.retryable);
-        }
-    }
-
-    #[test]
-    fn provider_message_is_surfaced() {
-        let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
-        let err = classify_status(529, None, body, None);
-        assert!(err.message.ends_with(": Overloaded"), "{}", err.message);
-    }
-
-    #[test]
-    fn quota_exhaustion_is_not_retried() {
-        let body = r#"{"error":{"message":"You exceeded your current quota","code":"insufficient_quota"}}"#;
-        assert!(!classify_status(429, None, body, None).retryable);
-    }
-
-    #[test]
-    fn mid_stream_errors_keep_their_class() {
-        let overloaded = stream_error(
-            &json!({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}),
-        );
-        assert_eq!(overloaded.kind, AiErrorKind::Provider);
-        assert!(overloaded.retryable);
-        let numeric = stream_error(&json!({"error":{"code":400,"message":"bad"}}));
-        assert_eq!(numeric.kind, AiErrorKind::Request);
-        let too_long = stream_error(&json!({"error":{"message":"exceeds the context window"}}));
-        assert_eq!(too_long.kind, AiErrorKind::ContextLength);
-    }
 
     #[test]
     fn retry_after_reads_seconds_and_milliseconds() {

@@ -9,7 +9,7 @@
 //!   request builder (history → wire JSON) and a [`WireDecoder`] (bytes →
 //!   events); [`gemini`] (Google's native API) and [`responses`] (the
 //!   OpenAI Responses API) follow the same layout.
-//! - [`sse`]: Server-Sent Events framing shared by both decoders.
+//! - [`sse`]: Server-Sent Events framing shared by every decoder.
 //! - `history`: the event log as a provider-neutral conversation. Events
 //!   are taken in log order; thought/output/tool_calls of one step form one
 //!   assistant message; its tool results follow in call order (matched by
@@ -17,11 +17,15 @@
 //!   ([`INTERRUPTED_CALL_RESULT`]); a summary is a note labelled
 //!   [`SUMMARY_LABEL`] where it sits; an `agent_stop` with cause `user`
 //!   becomes the note [`INTERRUPTED_TURN_NOTE`] so the model knows its
-//!   previous turn was cut short; other stops and traces are not sent.
+//!   previous turn was cut short, one with cause `llm` right after a kept
+//!   partial answer the note [`CUT_ANSWER_NOTE`]; other stops and traces
+//!   are not sent.
 //! - `client`: what each adaptor holds to reach its model (HTTP client,
 //!   key header, model name, timeouts) and its keyed, logged POST.
-//! - `http`: the shared client, [`HttpOptions`] timeouts, and status →
-//!   [`AiError`] classification. `stream`: the cancellable, idle-timed
+//! - `http`: the shared client, [`HttpOptions`] timeouts and transport
+//!   failures; `classify`: the one classification of what a provider
+//!   reports (HTTP status or in-stream error event) into a final or
+//!   retryable [`AiError`]. `stream`: the cancellable, idle-timed
 //!   driver of one streamed call.
 //! - `replay`: provider blobs (Gemini thought signatures, Responses
 //!   reasoning items) kept in memory by tool-call id, because the event
@@ -31,13 +35,17 @@
 
 pub mod anthropic;
 mod assemble;
+mod classify;
 mod client;
+mod connection;
 mod decode;
+mod endpoint;
 mod error;
 pub mod gemini;
 mod history;
 mod http;
 pub mod openai;
+mod probe;
 mod replay;
 pub mod responses;
 pub mod retry;
@@ -50,10 +58,12 @@ pub use decode::{StepTotals, WireDecoder};
 pub use error::{AiError, AiErrorKind};
 pub use gemini::GeminiAdaptor;
 pub use history::{
-    INTERRUPTED_CALL_RESULT, INTERRUPTED_TURN_NOTE, SUMMARY_LABEL, SYSTEM_NOTE_LABEL,
+    CUT_ANSWER_NOTE, INTERRUPTED_CALL_RESULT, INTERRUPTED_TURN_NOTE, SUMMARY_LABEL,
+    SYSTEM_NOTE_LABEL,
 };
 pub use http::HttpOptions;
 pub use openai::OpenAiAdaptor;
+pub use probe::{PROBE_TIMEOUT, probe_ollama};
 pub use responses::ResponsesAdaptor;
 pub use retry::{RetryPolicy, sleep_or_cancel};
 

@@ -75,25 +75,12 @@ impl<T: Clone> ReplayMemo<T> {
     }
 }
 
-/// A short random token from the standard library's per-process hash keys
-/// and the clock: enough to keep ids of two processes apart, not a secret.
+/// A short random token (8 base-36 characters): enough to keep ids of two
+/// processes apart, not a secret.
 pub(crate) fn random_token() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    let mut n = hasher.finish();
-    let mut token = String::new();
-    for _ in 0..8 {
-        let digit = (n % 36) as u32;
-        token.push(char::from_digit(digit, 36).unwrap_or('0'));
-        n /= 36;
-    }
-    token
+    (0..8)
+        .map(|_| char::from_digit(fastrand::u32(..36), 36).unwrap_or('0'))
+        .collect()
 }
 
 /// A body that is not the JSON the provider documents.

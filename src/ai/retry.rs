@@ -5,7 +5,6 @@
 //! and knows whether a delta of this attempt has been shown (after one, it
 //! must not retry, so two answers are never mixed in one step).
 
-use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -53,18 +52,9 @@ impl RetryPolicy {
     }
 }
 
-/// A factor in [0.8, 1.2) from the standard library's per-process random
-/// hash keys plus the clock; good enough to spread retries, not for secrets.
+/// A factor in [0.8, 1.2) that spreads retries of many clients apart.
 fn jitter_factor() -> f64 {
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    let unit = (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64;
-    0.8 + 0.4 * unit
+    0.8 + 0.4 * fastrand::f64()
 }
 
 /// Waits `delay`, or fails with [`AiError::aborted`] as soon as `cancel`

@@ -13,10 +13,11 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use tokio_util::sync::CancellationToken;
 
+use super::connection::Clients;
 use super::decode::WireDecoder;
 use super::http::{classify_status, idle_timeout_error, parse_retry_after, transport_error};
 use super::{AiError, EventStream};
-use crate::protocol::{AgentEvent, Meta, now_millis};
+use crate::protocol::{AgentEvent, Meta, Secret, now_millis};
 
 /// Largest error body read to explain a failed status.
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -25,8 +26,10 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 pub(crate) struct CallSpec {
     /// The fully built request.
     pub(crate) request: reqwest::RequestBuilder,
+    /// What sends it (and resends it on a fresh connection).
+    pub(crate) clients: Clients,
     /// Key to scrub from error messages.
-    pub(crate) api_key: Option<String>,
+    pub(crate) api_key: Option<Secret>,
     /// Configured model name, used in the trace when the provider names none.
     pub(crate) model: String,
     /// Longest silence while waiting for headers or body bytes.
@@ -47,7 +50,8 @@ struct Driver<D> {
     /// The error that ends the stream once `pending` is delivered.
     error: Option<AiError>,
     cancel: CancellationToken,
-    api_key: Option<String>,
+    clients: Clients,
+    api_key: Option<Secret>,
     model: String,
     idle: Duration,
     started_at: u64,
@@ -66,6 +70,7 @@ pub(crate) fn drive<D: WireDecoder>(
         scratch: Vec::new(),
         error: None,
         cancel,
+        clients: spec.clients,
         api_key: spec.api_key,
         model: spec.model,
         idle: spec.idle,
@@ -101,10 +106,9 @@ impl<D: WireDecoder> Driver<D> {
             };
             if let Err(err) = step {
                 // Events decoded before the failure are still delivered;
-                // after a delta the error is never retryable, because the
-                // caller has already shown part of this attempt.
-                let retryable = err.retryable && !self.decoder.saw_delta();
-                self.error = Some(err.with_retryable(retryable));
+                // the error keeps its class even after a delta: the caller
+                // knows what it showed and decides whether to retry.
+                self.error = Some(err);
             }
         }
     }
@@ -113,7 +117,7 @@ impl<D: WireDecoder> Driver<D> {
         let response = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return Err(AiError::aborted()),
-            sent = tokio::time::timeout(self.idle, request.send()) => match sent {
+            sent = tokio::time::timeout(self.idle, self.clients.send(request)) => match sent {
                 Err(_) => return Err(idle_timeout_error(self.idle)),
                 Ok(Err(e)) => return Err(transport_error(&e)),
                 Ok(Ok(response)) => response,
@@ -127,7 +131,7 @@ impl<D: WireDecoder> Driver<D> {
                 status.as_u16(),
                 retry_after,
                 &body,
-                self.api_key.as_deref(),
+                self.api_key.as_ref().map(Secret::expose),
             ));
         }
         self.phase = Phase::Body(response.bytes_stream().boxed());

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::connection::Clients;
 use super::http::{classify_status, idle_timeout_error, parse_retry_after, transport_error};
 use super::{AiError, AiErrorKind};
 
@@ -13,11 +14,12 @@ use super::{AiError, AiErrorKind};
 /// Fails with a classified error on a non-success status, a timeout (no
 /// headers, or no complete body, within `idle`), or a body that is not JSON.
 pub(crate) async fn post_json(
+    clients: &Clients,
     request: reqwest::RequestBuilder,
     api_key: Option<&str>,
     idle: Duration,
 ) -> Result<Value, AiError> {
-    let response = tokio::time::timeout(idle, request.send())
+    let response = tokio::time::timeout(idle, clients.send(request))
         .await
         .map_err(|_| idle_timeout_error(idle))?
         .map_err(|e| transport_error(&e))?;

@@ -32,7 +32,7 @@ pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
         connect_timeout: settings.connect_timeout,
         idle_timeout: settings.idle_timeout,
     };
-    let key = settings.api_key.as_ref().map(|k| k.expose().to_string());
+    let key = settings.api_key.clone();
     let base = settings.provider.base_url.clone();
     let model = settings.model.clone();
     let adaptor: Arc<dyn Adaptor> = match settings.provider.kind {
@@ -44,12 +44,36 @@ pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
     Ok(adaptor)
 }
 
-/// Opens the session the user chose for `cwd`.
+/// How a host starts a fresh session, named in the "session in use" hint so
+/// that it only ever suggests options the host accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FreshHint {
+    /// `light-agent exec`: a new session is its default.
+    Exec,
+    /// The interactive command line: `--new`.
+    Interactive,
+    /// Inside the TUI: `/new`.
+    Tui,
+}
+
+impl FreshHint {
+    fn text(self) -> &'static str {
+        match self {
+            FreshHint::Exec => "run exec without --continue and --resume for a new session",
+            FreshHint::Interactive => "start a new session with light-agent --new",
+            FreshHint::Tui => "start a new session with /new",
+        }
+    }
+}
+
+/// Opens the session the user chose for `cwd`; a session another process
+/// runs is refused with a hint in `hint`'s words.
 pub async fn open_session(
     manager: &SessionManager,
     cwd: &Path,
     choice: &SessionChoice,
     title: Option<String>,
+    hint: FreshHint,
 ) -> Result<(AgentSession, bool)> {
     let session = match choice {
         SessionChoice::Id(id) => manager.open_session(id).await?,
@@ -67,35 +91,39 @@ pub async fn open_session(
             dir = info.cwd.display()
         );
     }
-    ensure_not_busy(manager, session.id()).await?;
+    ensure_not_busy(manager, session.id(), hint).await?;
     Ok((session, true))
 }
 
 /// Refuses a session that another live light-agent process is running: two
 /// writers would interleave their turns in one log.
-pub async fn ensure_not_busy(manager: &SessionManager, id: &str) -> Result<()> {
+pub async fn ensure_not_busy(manager: &SessionManager, id: &str, hint: FreshHint) -> Result<()> {
     if manager.info(id).await?.status == SessionStatus::Running {
         anyhow::bail!(
-            "session {id} is in use by another light-agent process; wait for it to finish, or start a new session (--new)"
+            "session {id} is in use by another light-agent process; wait for it to finish, or {}",
+            hint.text()
         );
     }
     Ok(())
 }
 
 /// The context configuration for `cwd`: the built-in tools' guide,
-/// AGENTS.md and skills. Skill warnings are returned for the host to show.
+/// AGENTS.md and skills. Warnings (skipped AGENTS.md files and skills) are
+/// returned for the host to show.
 pub fn context_config(
     cwd: &Path,
     paths: &Paths,
     settings: &Settings,
 ) -> (ContextConfig, Vec<String>) {
-    let (skills, warnings) = skills::discover(cwd, Some(&paths.skills_dir));
+    let (instructions, mut warnings) = project::load_agents_md(cwd);
+    let (skills, skill_warnings) = skills::discover(cwd, Some(&paths.skills_dir));
+    warnings.extend(skill_warnings);
     let config = ContextConfig {
         prompts: vec![PromptSection::new(
             builtin::TOOL_PROMPTS_NAME,
             builtin::tool_prompts(),
         )],
-        project_instructions: project::load_agents_md(cwd),
+        project_instructions: instructions,
         skills,
         strategy_enabled: settings.context_strategy,
         context_window: settings.context_window,

@@ -4,13 +4,15 @@
 //! result to stderr; `--json` prints every event as one JSON line on stdout.
 //! Exit codes: 0 done, 1 model or runtime error, 130 interrupted.
 
-use std::io::Write as _;
+use std::io::Write;
 
 use anyhow::Result;
 use light_agent::agent::{Agent, Notice};
 use light_agent::protocol::{AgentEvent, StopCause};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
+use super::output::{self, OutputError, SafeWriter};
 use super::{Exit, truncate};
 
 /// How exec prints.
@@ -22,130 +24,192 @@ pub enum Format {
     Json,
 }
 
-/// Runs one prompt to its end; returns the process exit code.
+/// Runs one prompt to its end; returns the process exit code. If stdout
+/// cannot be written (closed pipe, full device) the turn is interrupted and
+/// the [`OutputError`] returned.
 pub async fn run(agent: Agent, prompt: String, format: Format) -> Result<Exit> {
     let events = agent.subscribe();
     let notices = agent.subscribe_notices();
-    let printer = tokio::spawn(print(events, notices, format));
+    let output_failed = CancellationToken::new();
+    let printer = tokio::spawn(print(events, notices, format, output_failed.clone()));
     let interrupter = {
         let agent = agent.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                agent.interrupt("interrupted (SIGINT)");
+            tokio::select! {
+                signal = tokio::signal::ctrl_c() => if signal.is_ok() {
+                    agent.interrupt("interrupted (SIGINT)");
+                },
+                () = output_failed.cancelled() => agent.interrupt("interrupted: the output cannot be written"),
             }
         })
     };
     let outcome = agent.prompt(prompt).await;
     interrupter.abort();
     drop(agent);
-    let _ = printer.await;
+    if let Ok(Err(failed)) = printer.await {
+        return Err(failed.into());
+    }
     let outcome = outcome?;
     Ok(match outcome.cause {
         StopCause::Done => Exit::Success,
         StopCause::User => Exit::Interrupted,
         StopCause::Llm | StopCause::Runtime => {
             if format == Format::Text {
-                eprintln!("error: {}", outcome.message);
+                output::eprintln(&format!("error: {}", outcome.message));
             }
             Exit::Failure
         }
     })
 }
 
+/// Prints events until the turn's `agent_stop`; on a failed write it fires
+/// `output_failed` and returns the failure.
 async fn print(
     mut events: mpsc::UnboundedReceiver<AgentEvent>,
     mut notices: mpsc::UnboundedReceiver<Notice>,
     format: Format,
-) {
+    output_failed: CancellationToken,
+) -> Result<(), OutputError> {
+    let printed = print_until_stop(&mut events, &mut notices, format).await;
+    if printed.is_err() {
+        output_failed.cancel();
+    }
+    printed
+}
+
+async fn print_until_stop(
+    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
+    notices: &mut mpsc::UnboundedReceiver<Notice>,
+    format: Format,
+) -> Result<(), OutputError> {
     // Everything already queued is written in one go and flushed once: a
     // flush per delta would cost a write syscall per token.
-    let mut stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout());
+    let mut stdout = output::stdout();
     let mut notices_open = true;
     loop {
         tokio::select! {
             event = events.recv() => {
-                let Some(mut event) = event else { break };
-                loop {
-                    let stop = matches!(event, AgentEvent::AgentStop { .. });
-                    match format {
-                        Format::Json => print_json(&mut stdout, &event),
-                        Format::Text => print_text(&mut stdout, &event),
-                    }
-                    if stop {
-                        let _ = stdout.flush();
-                        return;
-                    }
-                    match events.try_recv() {
-                        Ok(next) => event = next,
-                        Err(_) => break,
-                    }
+                let Some(event) = event else { break };
+                if print_queued(&mut stdout, Some(event), events, format)? {
+                    return Ok(());
                 }
-                let _ = stdout.flush();
             }
             notice = notices.recv(), if notices_open => match notice {
-                Some(Notice::Retrying { attempt, delay, message }) => {
-                    eprintln!("retrying ({attempt}) in {:.1}s: {message}", delay.as_secs_f64());
+                Some(notice) => {
+                    // Events the agent sent before this notice come first.
+                    if print_queued(&mut stdout, None, events, format)? {
+                        return Ok(());
+                    }
+                    if notice == Notice::PartialDropped && format == Format::Text {
+                        // The dropped part stays on its own line.
+                        stdout.text("\n")?;
+                        stdout.flush()?;
+                    }
+                    print_notice(&notice);
                 }
-                Some(Notice::Warning(text)) => eprintln!("warning: {text}"),
                 None => notices_open = false,
             },
         }
     }
-    let _ = stdout.flush();
+    stdout.flush()
 }
 
-fn print_json(out: &mut impl std::io::Write, event: &AgentEvent) {
-    if let Ok(line) = serde_json::to_string(event) {
-        let _ = writeln!(out, "{line}");
+/// Prints `first` and every event already queued, then flushes; true once
+/// the turn's `agent_stop` was printed.
+fn print_queued(
+    stdout: &mut SafeWriter<impl Write>,
+    first: Option<AgentEvent>,
+    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
+    format: Format,
+) -> Result<bool, OutputError> {
+    let mut next = first.or_else(|| events.try_recv().ok());
+    while let Some(event) = next {
+        let stop = matches!(event, AgentEvent::AgentStop { .. });
+        match format {
+            Format::Json => print_json(stdout, &event)?,
+            Format::Text => print_text(stdout, &event)?,
+        }
+        if stop {
+            stdout.flush()?;
+            return Ok(true);
+        }
+        next = events.try_recv().ok();
+    }
+    stdout.flush()?;
+    Ok(false)
+}
+
+fn print_notice(notice: &Notice) {
+    match notice {
+        Notice::Retrying {
+            attempt,
+            delay,
+            message,
+        } => output::eprintln(&format!(
+            "retrying ({attempt}) in {:.1}s: {message}",
+            delay.as_secs_f64()
+        )),
+        Notice::PartialDropped => output::eprintln(
+            "(the answer was cut off; what was printed of it is dropped and the model is asked again)",
+        ),
+        Notice::Warning(text) => output::eprintln(&format!("warning: {text}")),
     }
 }
 
-fn print_text(out: &mut impl std::io::Write, event: &AgentEvent) {
+fn print_json(out: &mut SafeWriter<impl Write>, event: &AgentEvent) -> Result<(), OutputError> {
+    match serde_json::to_string(event) {
+        Ok(line) => out.json_line(&line),
+        Err(_) => Ok(()),
+    }
+}
+
+fn print_text(out: &mut SafeWriter<impl Write>, event: &AgentEvent) -> Result<(), OutputError> {
     // Tool lines go to stderr: what came before them on stdout must show first.
     if !matches!(
         event,
         AgentEvent::OutputDelta { .. } | AgentEvent::ThoughtDelta { .. }
     ) {
-        let _ = out.flush();
+        out.flush()?;
     }
     match event {
-        AgentEvent::OutputDelta { text, .. } => {
-            let _ = out.write_all(text.as_bytes());
-        }
-        AgentEvent::Output { .. } => {
-            let _ = writeln!(out);
-        }
+        AgentEvent::OutputDelta { text, .. } => out.text(text)?,
+        AgentEvent::Output { .. } => out.text("\n")?,
         AgentEvent::ToolCalls { calls, .. } => {
             for call in calls {
                 let intent = call.intent().map(|i| format!(" — {i}")).unwrap_or_default();
-                eprintln!("→ {} {}{intent}", call.name, short_args(&call.args));
+                output::eprintln(&format!(
+                    "→ {} {}{intent}",
+                    call.name,
+                    short_args(&call.args)
+                ));
             }
         }
         AgentEvent::ToolResult { outcome, .. } => {
             let mark = if outcome.is_error { "✗" } else { "✓" };
             let first = outcome.result.lines().next().unwrap_or("");
-            eprintln!(
+            output::eprintln(&format!(
                 "{mark} {} ({} lines) {}",
                 outcome.name,
                 outcome.result.lines().count(),
                 truncate(first, 120)
-            );
+            ));
         }
         AgentEvent::AgentStop {
             cause: StopCause::User,
             message,
             ..
-        } => eprintln!("interrupted: {message}"),
-        AgentEvent::AgentSummary { .. } => eprintln!("(older steps were summarised)"),
+        } => output::eprintln(&format!("interrupted: {message}")),
+        AgentEvent::AgentSummary { .. } => output::eprintln("(older steps were summarised)"),
         _ => {}
     }
+    Ok(())
 }
 
 /// Arguments without `_intent`, compact.
 fn short_args(args: &serde_json::Value) -> String {
     let mut args = args.clone();
     if let Some(map) = args.as_object_mut() {
-        map.remove("_intent");
+        map.remove(light_agent::protocol::INTENT_FIELD);
     }
     truncate(&args.to_string(), 160)
 }

@@ -3,7 +3,9 @@
 pub mod args;
 pub mod build;
 pub mod exec;
+pub mod history_file;
 pub mod interactive;
+pub mod output;
 pub mod sessions;
 pub mod tool_cmd;
 
@@ -18,6 +20,8 @@ pub enum Exit {
     Usage,
     /// 130: interrupted by the user.
     Interrupted,
+    /// 128 + N: ended by signal N (SIGTERM, SIGHUP).
+    Signal(i32),
 }
 
 impl From<Exit> for std::process::ExitCode {
@@ -27,6 +31,7 @@ impl From<Exit> for std::process::ExitCode {
             Exit::Failure => 1,
             Exit::Usage => 2,
             Exit::Interrupted => 130,
+            Exit::Signal(number) => u8::try_from(128 + number).unwrap_or(1),
         })
     }
 }

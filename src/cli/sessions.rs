@@ -11,6 +11,7 @@ use light_agent::tui::view::session_header::turns;
 use serde_json::json;
 
 use super::Exit;
+use super::output;
 
 /// Prints this directory's (or every directory's) sessions, newest first.
 pub async fn list(
@@ -23,17 +24,20 @@ pub async fn list(
     let sessions = manager.list((!all).then_some(cwd), limit).await?;
     if json {
         let rows: Vec<_> = sessions.iter().map(info_json).collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let mut out = output::stdout();
+        out.json_line(&serde_json::to_string_pretty(&rows)?)?;
+        out.flush()?;
         return Ok(Exit::Success);
     }
     if sessions.is_empty() {
-        println!(
+        output::println(&format!(
             "no sessions{}",
             if all { "" } else { " for this directory" }
-        );
+        ))?;
         return Ok(Exit::Success);
     }
     let now = now_millis();
+    let mut out = output::stdout();
     for s in &sessions {
         let status = match s.status {
             SessionStatus::Running => " running",
@@ -44,14 +48,15 @@ pub async fn list(
         } else {
             String::new()
         };
-        println!(
+        out.line(&format!(
             "{}  {:>9}  {:>9}{status}  {}{place}",
             s.id,
             format_age(s.updated_at, now),
             turns(s.turns),
             s.title.as_deref().unwrap_or("(untitled)")
-        );
+        ))?;
     }
+    out.flush()?;
     Ok(Exit::Success)
 }
 
@@ -68,74 +73,101 @@ fn info_json(s: &SessionInfo) -> serde_json::Value {
     })
 }
 
-/// Prints one session, as markdown or as JSON lines.
+/// Events read from the store per page while printing a session.
+const SHOW_PAGE: usize = 256;
+
+/// Prints one session, as markdown or as JSON lines, page by page from the
+/// database, so memory stays bounded however long the log is.
 pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit> {
     let session = manager.open_session(id).await?;
-    let events = session.load_all().await?;
-    if json {
-        for event in &events {
-            println!("{}", serde_json::to_string(event)?);
-        }
-    } else {
+    let mut out = output::stdout();
+    let mut text = String::new();
+    if !json {
         let info = manager.info(id).await?;
-        print!("{}", to_markdown(&info, &events));
+        text = markdown_header(&info);
     }
+    let mut after = 0;
+    loop {
+        let page = session.events_after(after, SHOW_PAGE).await?;
+        let Some((last, _)) = page.last() else {
+            break;
+        };
+        after = *last;
+        for (_, event) in &page {
+            if json {
+                out.json_line(&serde_json::to_string(event)?)?;
+            } else {
+                push_markdown(&mut text, event);
+            }
+        }
+        out.text(&text)?;
+        text.clear();
+    }
+    out.text(&text)?;
+    out.flush()?;
     Ok(Exit::Success)
 }
 
 /// A readable transcript of a session.
 pub fn to_markdown(info: &SessionInfo, events: &[AgentEvent]) -> String {
-    let mut out = format!(
+    let mut out = markdown_header(info);
+    for event in events {
+        push_markdown(&mut out, event);
+    }
+    out
+}
+
+fn markdown_header(info: &SessionInfo) -> String {
+    format!(
         "# {}\n\n`{}` · {}\n",
         info.title.as_deref().unwrap_or("(untitled)"),
         info.id,
         info.cwd.display()
-    );
-    for event in events {
-        match event {
-            AgentEvent::Input { text, meta, .. } => {
-                let _ = write!(
-                    out,
-                    "\n## Turn {}\n\n> {}\n",
-                    meta.turn,
-                    text.replace('\n', "\n> ")
-                );
-            }
-            AgentEvent::Thought { text, .. } if !text.is_empty() => {
-                let _ = write!(
-                    out,
-                    "\n<details><summary>thought</summary>\n\n{text}\n\n</details>\n"
-                );
-            }
-            AgentEvent::Output { text, .. } => {
-                let _ = write!(out, "\n{text}\n");
-            }
-            AgentEvent::ToolCalls { calls, .. } => {
-                for call in calls {
-                    let intent = call.intent().map(|i| format!(" — {i}")).unwrap_or_default();
-                    let _ = write!(
-                        out,
-                        "\n**{}**{intent}\n\n```json\n{}\n```\n",
-                        call.name, call.args
-                    );
-                }
-            }
-            AgentEvent::ToolResult { outcome, .. } => {
-                let mark = if outcome.is_error { "✗" } else { "✓" };
-                let _ = write!(
-                    out,
-                    "\n{mark} `{}` result:\n\n```\n{}\n```\n",
-                    outcome.name, outcome.result
-                );
-            }
-            AgentEvent::AgentStop { cause, message, .. } if *cause != StopCause::Done => {
-                let _ = write!(out, "\n_stopped ({cause:?}): {message}_\n");
-            }
-            AgentEvent::AgentSummary { .. } => {
-                out.push_str("\n_older steps were summarised here_\n")
-            }
-            _ => {}
+    )
+}
+
+/// Appends one event of a transcript.
+fn push_markdown(out: &mut String, event: &AgentEvent) {
+    match event {
+        AgentEvent::Input { text, meta, .. } => {
+            let _ = write!(
+                out,
+                "\n## Turn {}\n\n> {}\n",
+                meta.turn,
+                text.replace('\n', "\n> ")
+            );
         }
+        AgentEvent::Thought { text, .. } if !text.is_empty() => {
+            let _ = write!(
+                out,
+                "\n<details><summary>thought</summary>\n\n{text}\n\n</details>\n"
+            );
+        }
+        AgentEvent::Output { text, .. } => {
+            let _ = write!(out, "\n{text}\n");
+        }
+        AgentEvent::ToolCalls { calls, .. } => {
+            for call in calls {
+                let intent = call.intent().map(|i| format!(" — {i}")).unwrap_or_default();
+                let _ = write!(
+                    out,
+                    "\n**{}**{intent}\n\n```json\n{}\n```\n",
+                    call.name, call.args
+                );
+            }
+        }
+        AgentEvent::ToolResult { outcome, .. } => {
+            let mark = if outcome.is_error { "✗" } else { "✓" };
+            let _ = write!(
+                out,
+                "\n{mark} `{}` result:\n\n```\n{}\n```\n",
+                outcome.name, outcome.result
+            );
+        }
+        AgentEvent::AgentStop { cause, message, .. } if *cause != StopCause::Done => {
+            let _ = write!(out, "\n_stopped ({cause:?}): {message}_\n");
+        }
+        AgentEvent::AgentSummary { .. } => out.push_str("\n_older steps were summarised here_\n"),
+        _ => {}
     }
-    out
 }

@@ -31,7 +31,7 @@ pub async fn run(name: &str, args: &str, cwd: &Path) -> Result<Exit> {
     });
     let output = registry.execute(name, args, ctx).await;
     interrupter.abort();
-    println!("{}", output.content);
+    super::output::println(&output.content)?;
     Ok(if output.is_error {
         Exit::Failure
     } else {

@@ -10,7 +10,9 @@
 //!   only place that reads the process environment) and the relevant flags.
 //! - [`resolve()`] — pure: flags > environment > file > built-in defaults, per
 //!   field; picks the provider profile, model, key and context window.
-//!   [`load`] reads the file and calls it with the real [`probe_ollama`].
+//!   [`load`] reads the file and resolves it with the caller's probe;
+//!   [`servers_to_probe`] says which local servers that probe will be asked
+//!   about, so `main` can ask them first (asynchronously, within a budget).
 //! - [`Settings`] / [`Resolution`] — the result; `NoModel` when nothing
 //!   usable is configured, with a message saying exactly what to set.
 //! - [`Secret`] — API keys; `Debug` and `Display` print `[redacted]`.
@@ -28,11 +30,9 @@ mod error;
 mod logging;
 mod models;
 mod paths;
-mod probe;
 mod providers;
 mod raw;
 mod resolve;
-mod secret;
 mod settings;
 mod show;
 mod starter;
@@ -41,23 +41,28 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::PathBuf;
 
+pub use crate::protocol::Secret;
 pub use error::ConfigError;
 pub use logging::{LogGuard, init_logging};
 pub use models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window};
 pub use paths::Paths;
-pub use probe::{PROBE_TIMEOUT, probe_ollama, probe_ollama_within};
-pub use providers::{ProviderKind, ProviderProfile};
+pub use providers::{BUILTIN_PROFILES, BuiltinProfile, ProviderKind, ProviderProfile};
 pub use resolve::{BASE_URL_ENV, LOG_ENV, MODEL_ENV, PROVIDER_ENV, resolve};
-pub use secret::Secret;
 pub use settings::{Env, Flags, Resolution, Settings, TuiSettings};
 pub use show::show;
 pub use starter::starter_file;
 
 /// Reads `paths.config_file` if it exists and resolves it with `env` and
-/// `flags`, probing a local Ollama only if no model is otherwise known.
+/// `flags`; `probe(base_url)` answers for a local server's first model (asked
+/// only if no model is otherwise known).
 ///
 /// Fails if the file exists but cannot be read, or as [`resolve()`] fails.
-pub fn load(paths: &Paths, env: &Env, flags: &Flags) -> Result<Resolution, ConfigError> {
+pub fn load(
+    paths: &Paths,
+    env: &Env,
+    flags: &Flags,
+    probe: &dyn Fn(&str) -> Option<String>,
+) -> Result<Resolution, ConfigError> {
     let text = match std::fs::read_to_string(&paths.config_file) {
         Ok(text) => Some(text),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
@@ -66,7 +71,23 @@ pub fn load(paths: &Paths, env: &Env, flags: &Flags) -> Result<Resolution, Confi
     let file = text
         .as_deref()
         .map(|text| (paths.config_file.as_path(), text));
-    resolve(file, env, flags, &probe_ollama)
+    resolve(file, env, flags, probe)
+}
+
+/// The base URLs [`load`] would probe for a local model, in order (empty when
+/// a key or a model settles it). Resolution is pure, so a dry run that
+/// records the questions is exact.
+pub fn servers_to_probe(
+    paths: &Paths,
+    env: &Env,
+    flags: &Flags,
+) -> Result<Vec<String>, ConfigError> {
+    let asked = std::cell::RefCell::new(Vec::new());
+    load(paths, env, flags, &|url: &str| {
+        asked.borrow_mut().push(url.to_owned());
+        None
+    })?;
+    Ok(asked.into_inner())
 }
 
 /// Writes [`starter_file`] to `paths.config_file`, creating its directory,

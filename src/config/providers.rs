@@ -85,14 +85,87 @@ pub struct ProviderProfile {
     pub default_model: Option<String>,
 }
 
+/// How a built-in profile reads the environment: one row of
+/// [`BUILTIN_PROFILES`], shown by `config show` and in the README.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltinProfile {
+    /// The profile's name.
+    pub name: &'static str,
+    /// The wire format.
+    pub kind: ProviderKind,
+    /// The variable the key is read from; `None` for servers without keys.
+    pub key_env: Option<&'static str>,
+    /// The variable that replaces [`BuiltinProfile::default_url`]. Every
+    /// profile has one, so a user behind a proxy or gateway can point any
+    /// profile there and its key goes nowhere else.
+    pub base_url_env: &'static str,
+    /// Where the profile calls when neither its base-URL variable nor the
+    /// config file says otherwise.
+    pub default_url: &'static str,
+    /// The model used when none is named.
+    pub default_model: Option<&'static str>,
+}
+
+/// Every built-in profile and its environment rules. Two profiles that send
+/// the same key (`openai`, `openai-responses`) read the same base-URL
+/// variable, so setting it moves both.
+pub const BUILTIN_PROFILES: [BuiltinProfile; 6] = [
+    BuiltinProfile {
+        name: "openai",
+        kind: ProviderKind::OpenAi,
+        key_env: Some("OPENAI_API_KEY"),
+        base_url_env: "OPENAI_BASE_URL",
+        default_url: "https://api.openai.com/v1",
+        default_model: Some("gpt-4.1"),
+    },
+    BuiltinProfile {
+        name: "anthropic",
+        kind: ProviderKind::Anthropic,
+        key_env: Some("ANTHROPIC_API_KEY"),
+        base_url_env: "ANTHROPIC_BASE_URL",
+        default_url: "https://api.anthropic.com",
+        default_model: Some("claude-sonnet-4-5"),
+    },
+    BuiltinProfile {
+        name: "deepseek",
+        kind: ProviderKind::OpenAi,
+        key_env: Some("DEEPSEEK_API_KEY"),
+        base_url_env: "DEEPSEEK_BASE_URL",
+        default_url: "https://api.deepseek.com",
+        default_model: Some("deepseek-chat"),
+    },
+    BuiltinProfile {
+        name: OLLAMA,
+        kind: ProviderKind::OpenAi,
+        key_env: None,
+        base_url_env: "OLLAMA_BASE_URL",
+        default_url: "http://127.0.0.1:11434/v1",
+        default_model: None,
+    },
+    BuiltinProfile {
+        name: "openai-responses",
+        kind: ProviderKind::OpenAiResponses,
+        key_env: Some("OPENAI_API_KEY"),
+        base_url_env: "OPENAI_BASE_URL",
+        default_url: "https://api.openai.com/v1",
+        default_model: Some("o4-mini"),
+    },
+    BuiltinProfile {
+        name: "gemini",
+        kind: ProviderKind::Gemini,
+        key_env: Some("GEMINI_API_KEY"),
+        base_url_env: "GOOGLE_GEMINI_BASE_URL",
+        default_url: "https://generativelanguage.googleapis.com/v1beta",
+        default_model: Some("gemini-2.5-pro"),
+    },
+];
+
 /// The environment variable that overrides a built-in profile's base URL.
 pub(crate) fn base_url_env(profile: &str) -> Option<&'static str> {
-    match profile {
-        "openai" => Some("OPENAI_BASE_URL"),
-        "anthropic" => Some("ANTHROPIC_BASE_URL"),
-        "gemini" => Some("GOOGLE_GEMINI_BASE_URL"),
-        _ => None,
-    }
+    BUILTIN_PROFILES
+        .iter()
+        .find(|p| p.name == profile)
+        .map(|p| p.base_url_env)
 }
 
 /// Name of the built-in profile that talks to a local Ollama.
@@ -106,60 +179,17 @@ pub(crate) const KEYED_DEFAULT_ORDER: [&str; 4] = ["openai", "anthropic", "deeps
 
 /// The profiles that exist without any config file.
 pub(crate) fn builtin_profiles() -> Vec<ProviderProfile> {
-    let profile = |name: &str, kind, base_url: &str, key_env: Option<&str>, model: Option<&str>| {
-        ProviderProfile {
-            name: name.to_string(),
-            kind,
-            base_url: base_url.to_string(),
-            api_key_env: key_env.map(str::to_string),
+    BUILTIN_PROFILES
+        .iter()
+        .map(|p| ProviderProfile {
+            name: p.name.to_string(),
+            kind: p.kind,
+            base_url: p.default_url.to_string(),
+            api_key_env: p.key_env.map(str::to_string),
             api_key: None,
-            default_model: model.map(str::to_string),
-        }
-    };
-    vec![
-        profile(
-            "openai",
-            ProviderKind::OpenAi,
-            "https://api.openai.com/v1",
-            Some("OPENAI_API_KEY"),
-            Some("gpt-4.1"),
-        ),
-        profile(
-            "anthropic",
-            ProviderKind::Anthropic,
-            "https://api.anthropic.com",
-            Some("ANTHROPIC_API_KEY"),
-            Some("claude-sonnet-4-5"),
-        ),
-        profile(
-            "deepseek",
-            ProviderKind::OpenAi,
-            "https://api.deepseek.com",
-            Some("DEEPSEEK_API_KEY"),
-            Some("deepseek-chat"),
-        ),
-        profile(
-            OLLAMA,
-            ProviderKind::OpenAi,
-            "http://127.0.0.1:11434/v1",
-            None,
-            None,
-        ),
-        profile(
-            "openai-responses",
-            ProviderKind::OpenAiResponses,
-            "https://api.openai.com/v1",
-            Some("OPENAI_API_KEY"),
-            Some("o4-mini"),
-        ),
-        profile(
-            "gemini",
-            ProviderKind::Gemini,
-            "https://generativelanguage.googleapis.com/v1beta",
-            Some("GEMINI_API_KEY"),
-            Some("gemini-2.5-pro"),
-        ),
-    ]
+            default_model: p.default_model.map(str::to_string),
+        })
+        .collect()
 }
 
 /// The built-in profile a model name obviously belongs to, if any.
@@ -190,6 +220,26 @@ mod tests {
         }
         let err = "grok".parse::<ProviderKind>().unwrap_err();
         assert!(err.contains("openai-responses"), "{err}");
+    }
+
+    #[test]
+    fn every_profile_has_its_own_row_and_a_base_url_variable() {
+        let mut names: Vec<&str> = BUILTIN_PROFILES.iter().map(|p| p.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), BUILTIN_PROFILES.len());
+        for profile in BUILTIN_PROFILES {
+            assert_eq!(base_url_env(profile.name), Some(profile.base_url_env));
+            assert!(profile.base_url_env.ends_with("_BASE_URL"), "{profile:?}");
+        }
+        // Profiles that send the same key move together.
+        for a in BUILTIN_PROFILES {
+            for b in BUILTIN_PROFILES {
+                if a.key_env.is_some() && a.key_env == b.key_env {
+                    assert_eq!(a.base_url_env, b.base_url_env, "{} / {}", a.name, b.name);
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,23 +1,26 @@
-//! The config file as written: TOML parsed into [`RawConfig`], nothing
+//! The config file as written: TOML deserialised into [`RawConfig`], nothing
 //! resolved yet.
 //!
-//! The file is read through `toml`'s spanned document model so that every
-//! problem can name its line: a syntax error or a wrong value type is a
-//! [`ConfigError::Malformed`] with line and column; an unknown key is only a
-//! warning (also with its line), so a newer file still works with an older
-//! binary.
+//! serde does the walking (`toml`'s deserializer, with `serde_path_to_error`
+//! for the key path and `serde_ignored` for unknown keys), so a new setting is
+//! one field. Every problem names its line: a syntax error, a wrong value type
+//! or an out-of-range value is a [`ConfigError::Malformed`] with line and
+//! column of the value; an unknown key is only a warning (with the key's line),
+//! so a newer file still works with an older binary.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
-use toml::Spanned;
-use toml::de::{DeString, DeTable, DeValue};
+use serde::Deserialize;
+use serde::de::{Deserializer, Error as _};
+use toml::de::{DeTable, DeValue};
 
 use super::{ConfigError, ProviderKind, Secret};
 
 /// The whole file. Every field is optional: absence means "not set here".
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct RawConfig {
     pub model: Option<String>,
     pub provider: Option<String>,
@@ -29,319 +32,177 @@ pub(crate) struct RawConfig {
     pub http: RawHttp,
     pub agent: RawAgent,
     /// One line per ignored key, naming file, line and column.
+    #[serde(skip)]
     pub warnings: Vec<String>,
 }
 
 /// A `[providers.NAME]` table.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct RawProvider {
+    #[serde(deserialize_with = "provider_kind")]
     pub kind: Option<ProviderKind>,
     pub base_url: Option<String>,
     pub api_key_env: Option<String>,
+    #[serde(deserialize_with = "secret")]
     pub api_key: Option<Secret>,
     pub model: Option<String>,
 }
 
 /// A `[models."NAME"]` table.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct RawModel {
+    #[serde(deserialize_with = "positive")]
     pub context_window: Option<u64>,
 }
 
 /// The `[context]` table.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct RawContext {
+    #[serde(deserialize_with = "fraction")]
     pub compact_at: Option<f64>,
     pub strategy: Option<bool>,
 }
 
 /// The `[tui]` table.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct RawTui {
     pub show_thoughts: Option<bool>,
     pub tool_preview_lines: Option<usize>,
 }
 
 /// The `[http]` table (seconds).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct RawHttp {
+    #[serde(deserialize_with = "positive")]
     pub connect_timeout_secs: Option<u64>,
+    #[serde(deserialize_with = "positive")]
     pub idle_timeout_secs: Option<u64>,
 }
 
 /// The `[agent]` table.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct RawAgent {
+    #[serde(deserialize_with = "positive")]
     pub max_steps: Option<u32>,
     pub retries: Option<u32>,
 }
 
-type Key<'i> = Spanned<DeString<'i>>;
-type Value<'i> = Spanned<DeValue<'i>>;
-
 /// Parses the text of `file`. Fails on bad syntax, wrong value types and
 /// out-of-range values; unknown keys become `warnings`.
 pub(crate) fn parse(file: &Path, text: &str) -> Result<RawConfig, ConfigError> {
-    let mut reader = Reader {
-        file,
-        text,
-        warnings: Vec::new(),
-    };
-    // Only the message and span are used: `toml`'s Display quotes the source
-    // line, which could be the line holding an `api_key`.
-    let document = DeTable::parse(text)
-        .map_err(|err| reader.malformed(err.span().unwrap_or(0..0), err.message().to_string()))?;
-    let mut raw = RawConfig::default();
-    for (key, value) in document.get_ref() {
-        match key.get_ref().as_ref() {
-            "model" => raw.model = Some(reader.string(value, "model")?),
-            "provider" => raw.provider = Some(reader.string(value, "provider")?),
-            "log_level" => raw.log_level = Some(reader.string(value, "log_level")?),
-            "providers" => {
-                for (name, table) in reader.table(value, "providers")? {
-                    let name = name.get_ref().to_string();
-                    let provider = reader.provider(table, &format!("providers.{name}"))?;
-                    raw.providers.insert(name, provider);
-                }
-            }
-            "models" => {
-                for (name, table) in reader.table(value, "models")? {
-                    let name = name.get_ref().to_string();
-                    let model = reader.model(table, &format!("models.\"{name}\""))?;
-                    raw.models.insert(name, model);
-                }
-            }
-            "context" => raw.context = reader.context(value)?,
-            "tui" => raw.tui = reader.tui(value)?,
-            "http" => raw.http = reader.http(value)?,
-            "agent" => raw.agent = reader.agent(value)?,
-            _ => reader.unknown(key, ""),
-        }
-    }
-    raw.warnings = reader.warnings;
-    Ok(raw)
-}
-
-/// Turns spans into located errors and warnings while walking the document.
-struct Reader<'a> {
-    file: &'a Path,
-    text: &'a str,
-    warnings: Vec<String>,
-}
-
-impl Reader<'_> {
-    fn provider(&mut self, value: &Value<'_>, path: &str) -> Result<RawProvider, ConfigError> {
-        let mut provider = RawProvider::default();
-        for (key, value) in self.table(value, path)? {
-            let field = format!("{path}.{}", key.get_ref());
-            match key.get_ref().as_ref() {
-                "kind" => {
-                    let text = self.string(value, &field)?;
-                    let kind = text
-                        .parse::<ProviderKind>()
-                        .map_err(|message| self.malformed(value.span(), message))?;
-                    provider.kind = Some(kind);
-                }
-                "base_url" => provider.base_url = Some(self.string(value, &field)?),
-                "api_key_env" => provider.api_key_env = Some(self.string(value, &field)?),
-                "api_key" => provider.api_key = Some(Secret::new(self.string(value, &field)?)),
-                "model" => provider.model = Some(self.string(value, &field)?),
-                _ => self.unknown(key, path),
-            }
-        }
-        Ok(provider)
-    }
-
-    fn model(&mut self, value: &Value<'_>, path: &str) -> Result<RawModel, ConfigError> {
-        let mut model = RawModel::default();
-        for (key, value) in self.table(value, path)? {
-            match key.get_ref().as_ref() {
-                "context_window" => {
-                    model.context_window = Some(self.positive(value, "context_window")?);
-                }
-                _ => self.unknown(key, path),
-            }
-        }
-        Ok(model)
-    }
-
-    fn context(&mut self, value: &Value<'_>) -> Result<RawContext, ConfigError> {
-        let mut context = RawContext::default();
-        for (key, value) in self.table(value, "context")? {
-            match key.get_ref().as_ref() {
-                "compact_at" => {
-                    let fraction = self.float(value, "context.compact_at")?;
-                    if !(fraction > 0.0 && fraction <= 1.0) {
-                        return Err(self.malformed(
-                            value.span(),
-                            format!("`context.compact_at` must be in (0, 1], found {fraction}"),
-                        ));
-                    }
-                    context.compact_at = Some(fraction);
-                }
-                "strategy" => context.strategy = Some(self.boolean(value, "context.strategy")?),
-                _ => self.unknown(key, "context"),
-            }
-        }
-        Ok(context)
-    }
-
-    fn tui(&mut self, value: &Value<'_>) -> Result<RawTui, ConfigError> {
-        let mut tui = RawTui::default();
-        for (key, value) in self.table(value, "tui")? {
-            match key.get_ref().as_ref() {
-                "show_thoughts" => {
-                    tui.show_thoughts = Some(self.boolean(value, "tui.show_thoughts")?)
-                }
-                "tool_preview_lines" => {
-                    let lines = self.integer(value, "tui.tool_preview_lines")?;
-                    tui.tool_preview_lines =
-                        Some(self.narrow(value, lines, "tui.tool_preview_lines")?);
-                }
-                _ => self.unknown(key, "tui"),
-            }
-        }
-        Ok(tui)
-    }
-
-    fn http(&mut self, value: &Value<'_>) -> Result<RawHttp, ConfigError> {
-        let mut http = RawHttp::default();
-        for (key, value) in self.table(value, "http")? {
-            match key.get_ref().as_ref() {
-                "connect_timeout_secs" => {
-                    http.connect_timeout_secs =
-                        Some(self.positive(value, "http.connect_timeout_secs")?);
-                }
-                "idle_timeout_secs" => {
-                    http.idle_timeout_secs = Some(self.positive(value, "http.idle_timeout_secs")?);
-                }
-                _ => self.unknown(key, "http"),
-            }
-        }
-        Ok(http)
-    }
-
-    fn agent(&mut self, value: &Value<'_>) -> Result<RawAgent, ConfigError> {
-        let mut agent = RawAgent::default();
-        for (key, value) in self.table(value, "agent")? {
-            match key.get_ref().as_ref() {
-                "max_steps" => {
-                    let steps = self.positive(value, "agent.max_steps")?;
-                    agent.max_steps = Some(self.narrow(value, steps, "agent.max_steps")?);
-                }
-                "retries" => {
-                    let retries = self.integer(value, "agent.retries")?;
-                    agent.retries = Some(self.narrow(value, retries, "agent.retries")?);
-                }
-                _ => self.unknown(key, "agent"),
-            }
-        }
-        Ok(agent)
-    }
-
-    fn table<'v, 'i>(
-        &self,
-        value: &'v Value<'i>,
-        path: &str,
-    ) -> Result<&'v DeTable<'i>, ConfigError> {
-        match value.get_ref() {
-            DeValue::Table(table) => Ok(table),
-            other => Err(self.wrong_type(value, path, "a table", other)),
-        }
-    }
-
-    fn string(&self, value: &Value<'_>, path: &str) -> Result<String, ConfigError> {
-        match value.get_ref() {
-            DeValue::String(text) => Ok(text.to_string()),
-            other => Err(self.wrong_type(value, path, "a string", other)),
-        }
-    }
-
-    fn boolean(&self, value: &Value<'_>, path: &str) -> Result<bool, ConfigError> {
-        match value.get_ref() {
-            DeValue::Boolean(flag) => Ok(*flag),
-            other => Err(self.wrong_type(value, path, "true or false", other)),
-        }
-    }
-
-    /// A non-negative integer.
-    fn integer(&self, value: &Value<'_>, path: &str) -> Result<u64, ConfigError> {
-        match value.get_ref() {
-            DeValue::Integer(integer) => u64::from_str_radix(integer.as_str(), integer.radix())
-                .map_err(|_| {
-                    self.malformed(
-                        value.span(),
-                        format!("`{path}` must be a non-negative integer that fits in 64 bits"),
-                    )
-                }),
-            other => Err(self.wrong_type(value, path, "an integer", other)),
-        }
-    }
-
-    /// An integer of at least 1.
-    fn positive(&self, value: &Value<'_>, path: &str) -> Result<u64, ConfigError> {
-        match self.integer(value, path)? {
-            0 => Err(self.malformed(value.span(), format!("`{path}` must be at least 1"))),
-            n => Ok(n),
-        }
-    }
-
-    fn narrow<T: TryFrom<u64>>(
-        &self,
-        value: &Value<'_>,
-        n: u64,
-        path: &str,
-    ) -> Result<T, ConfigError> {
-        T::try_from(n).map_err(|_| self.malformed(value.span(), format!("`{path}` is too large")))
-    }
-
-    /// A float; integers are accepted too (`compact_at = 1`).
-    fn float(&self, value: &Value<'_>, path: &str) -> Result<f64, ConfigError> {
-        let parsed = match value.get_ref() {
-            DeValue::Float(float) => float.as_str().parse::<f64>().ok(),
-            DeValue::Integer(integer) => i64::from_str_radix(integer.as_str(), integer.radix())
-                .ok()
-                .map(|n| n as f64),
-            other => return Err(self.wrong_type(value, path, "a number", other)),
-        };
-        parsed
-            .ok_or_else(|| self.malformed(value.span(), format!("`{path}` is not a usable number")))
-    }
-
-    fn wrong_type(
-        &self,
-        value: &Value<'_>,
-        path: &str,
-        expected: &str,
-        found: &DeValue<'_>,
-    ) -> ConfigError {
-        self.malformed(
-            value.span(),
-            format!("`{path}` must be {expected}, found {}", found.type_str()),
-        )
-    }
-
-    fn unknown(&mut self, key: &Key<'_>, parent: &str) {
-        let (line, column) = line_column(self.text, key.span().start);
-        let full = if parent.is_empty() {
-            key.get_ref().to_string()
-        } else {
-            format!("{parent}.{}", key.get_ref())
-        };
-        self.warnings.push(format!(
-            "{}:{line}:{column}: unknown key `{full}` ignored",
-            self.file.display()
-        ));
-    }
-
-    fn malformed(&self, span: Range<usize>, message: String) -> ConfigError {
-        let (line, column) = line_column(self.text, span.start);
+    let malformed = |span: Option<Range<usize>>, message: String| {
+        let (line, column) = line_column(text, span.map_or(0, |s| s.start));
         ConfigError::Malformed {
-            file: self.file.to_path_buf(),
+            file: file.to_path_buf(),
             line,
             column,
             message,
         }
+    };
+    // Only the message and span are used: `toml`'s Display quotes the source
+    // line, which could be the line holding an `api_key`.
+    let document = toml::Deserializer::parse(text)
+        .map_err(|err| malformed(err.span(), err.message().to_owned()))?;
+    let mut ignored = Vec::new();
+    let mut on_ignored = |path: serde_ignored::Path<'_>| ignored.push(segments(&path));
+    let unknown = serde_ignored::Deserializer::new(document, &mut on_ignored);
+    let mut raw: RawConfig = serde_path_to_error::deserialize(unknown).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        malformed(inner.span(), format!("`{path}`: {}", inner.message()))
+    })?;
+    // In the order they are written, whatever order serde met them in.
+    let mut located: Vec<(usize, String)> = ignored
+        .iter()
+        .map(|keys| (key_span(text, keys).map_or(0, |s| s.start), keys.join(".")))
+        .collect();
+    located.sort();
+    raw.warnings = located
+        .into_iter()
+        .map(|(offset, key)| {
+            let (line, column) = line_column(text, offset);
+            format!(
+                "{}:{line}:{column}: unknown key `{key}` ignored",
+                file.display()
+            )
+        })
+        .collect();
+    Ok(raw)
+}
+
+/// The keys of an ignored path, outermost first.
+fn segments(path: &serde_ignored::Path<'_>) -> Vec<String> {
+    use serde_ignored::Path as P;
+    match path {
+        P::Root => Vec::new(),
+        P::Seq { parent, index } => {
+            let mut keys = segments(parent);
+            keys.push(index.to_string());
+            keys
+        }
+        P::Map { parent, key } => {
+            let mut keys = segments(parent);
+            keys.push(key.clone());
+            keys
+        }
+        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => {
+            segments(parent)
+        }
+    }
+}
+
+/// Where the last of `keys` is written in `text`.
+fn key_span(text: &str, keys: &[String]) -> Option<Range<usize>> {
+    let document = DeTable::parse(text).ok()?;
+    let mut table = document.get_ref();
+    let (last, parents) = keys.split_last()?;
+    for key in parents {
+        match table.get(key.as_str())?.get_ref() {
+            DeValue::Table(inner) => table = inner,
+            _ => return None,
+        }
+    }
+    let (key, _) = table.get_key_value(last.as_str())?;
+    Some(key.span())
+}
+
+fn provider_kind<'de, D: Deserializer<'de>>(de: D) -> Result<Option<ProviderKind>, D::Error> {
+    let text = String::deserialize(de)?;
+    text.parse().map(Some).map_err(D::Error::custom)
+}
+
+fn secret<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Secret>, D::Error> {
+    String::deserialize(de).map(|text| Some(Secret::new(text)))
+}
+
+/// An integer of at least 1.
+fn positive<'de, D, T>(de: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + PartialEq + From<u8>,
+{
+    let n = T::deserialize(de)?;
+    if n == T::from(0) {
+        return Err(D::Error::custom("must be at least 1"));
+    }
+    Ok(Some(n))
+}
+
+/// A number in (0, 1]; integers are accepted too (`compact_at = 1`).
+fn fraction<'de, D: Deserializer<'de>>(de: D) -> Result<Option<f64>, D::Error> {
+    let value = f64::deserialize(de)?;
+    if value > 0.0 && value <= 1.0 {
+        Ok(Some(value))
+    } else {
+        Err(D::Error::custom(format!(
+            "must be in (0, 1], found {value}"
+        )))
     }
 }
 
@@ -480,5 +341,36 @@ retries = 0
             ),
             "{err}"
         );
+    }
+
+    #[test]
+    fn unknown_keys_are_warnings_at_their_line_and_column() {
+        let raw = parse_text(
+            "colour = \"red\"\n[providers.local]\nkind = \"openai\"\n  extra = 1\n[models.\"qwen2.5-coder\"]\nwindow = 9\n",
+        )
+        .unwrap();
+        assert_eq!(
+            raw.warnings,
+            [
+                "config.toml:1:1: unknown key `colour` ignored",
+                "config.toml:4:3: unknown key `providers.local.extra` ignored",
+                "config.toml:6:1: unknown key `models.qwen2.5-coder.window` ignored",
+            ]
+        );
+        assert_eq!(raw.providers["local"].kind, Some(ProviderKind::OpenAi));
+    }
+
+    #[test]
+    fn zero_and_negative_counts_are_refused_at_their_value() {
+        for (text, column) in [
+            ("[agent]\nmax_steps = 0\n", 13),
+            ("[tui]\ntool_preview_lines = -1\n", 22),
+        ] {
+            let err = parse_text(text).unwrap_err();
+            assert!(
+                matches!(err, ConfigError::Malformed { line: 2, column: c, .. } if c == column),
+                "{text}: {err}"
+            );
+        }
     }
 }

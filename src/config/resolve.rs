@@ -168,7 +168,7 @@ fn activate(
         }
         warnings.push(format!(
             "{var} is not set; calling {} without an API key",
-            profile.base_url
+            crate::protocol::redact_url(&profile.base_url)
         ));
     }
     if !model.is_empty() {
@@ -363,13 +363,14 @@ fn missing_model_message(profile: &ProviderProfile) -> String {
         format!(
             "Provider `ollama` has no model: nothing answered at {} with a model list. \
              Start Ollama (`ollama serve`, then `ollama pull NAME`) or pass --model NAME.",
-            profile.base_url
+            crate::protocol::redact_url(&profile.base_url)
         )
     } else {
         format!(
             "Provider `{}` ({}) has no model: pass --model NAME, set {MODEL_ENV}, \
              or set `model` in config.toml.",
-            profile.name, profile.base_url
+            profile.name,
+            crate::protocol::redact_url(&profile.base_url)
         )
     }
 }

@@ -2,8 +2,9 @@
 
 use std::fmt::Write as _;
 
-use super::secret::REDACTED;
+use super::providers::BUILTIN_PROFILES;
 use super::{ProviderProfile, Settings};
+use crate::protocol::{REDACTED, redact_url};
 
 /// Renders `settings` as TOML-like text for `light-agent config show`.
 ///
@@ -17,7 +18,11 @@ pub fn show(settings: &Settings) -> String {
     line(&mut out, "provider", &quote(&s.provider.name));
     line(&mut out, "model", &quote(&s.model));
     line(&mut out, "kind", &quote(s.provider.kind.as_str()));
-    line(&mut out, "base_url", &quote(&s.provider.base_url));
+    line(
+        &mut out,
+        "base_url",
+        &quote(&redact_url(&s.provider.base_url)),
+    );
     key_line(&mut out, s.api_key.is_some());
     line(&mut out, "log_level", &quote(&s.log_level));
 
@@ -53,6 +58,7 @@ pub fn show(settings: &Settings) -> String {
     for profile in &s.providers {
         provider_section(&mut out, profile);
     }
+    environment_table(&mut out);
     if !s.warnings.is_empty() {
         out.push_str("\n# warnings\n");
         for warning in &s.warnings {
@@ -65,7 +71,7 @@ pub fn show(settings: &Settings) -> String {
 fn provider_section(out: &mut String, profile: &ProviderProfile) {
     let _ = writeln!(out, "\n[providers.{}]", bare_or_quoted(&profile.name));
     line(out, "kind", &quote(profile.kind.as_str()));
-    line(out, "base_url", &quote(&profile.base_url));
+    line(out, "base_url", &quote(&redact_url(&profile.base_url)));
     if let Some(var) = &profile.api_key_env {
         line(out, "api_key_env", &quote(var));
     }
@@ -74,6 +80,23 @@ fn provider_section(out: &mut String, profile: &ProviderProfile) {
     }
     if profile.api_key_env.is_some() || profile.api_key.is_some() {
         key_line(out, profile.api_key.is_some());
+    }
+}
+
+/// The environment rules of the built-in profiles, as comments.
+fn environment_table(out: &mut String) {
+    out.push_str(
+        "\n# Built-in profiles read the environment: key variable, base-URL variable, default URL.\n",
+    );
+    for p in BUILTIN_PROFILES {
+        let _ = writeln!(
+            out,
+            "# {:<17} {:<17} {:<23} {}",
+            p.name,
+            p.key_env.unwrap_or("(none)"),
+            p.base_url_env,
+            p.default_url
+        );
     }
 }
 

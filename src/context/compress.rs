@@ -4,7 +4,8 @@
 //! thoughts are dropped and successful tool results longer than
 //! [`INDEX_MIN_CHARS`] become `indexed_tool_result` placeholders quoting the
 //! call's `_intent`; `recall_indexed` brings a body back. Tool-call arguments
-//! are never indexed. Events keep log order.
+//! are never indexed here ([`super::fit`] shortens them only when a single
+//! step is larger than the whole budget). Events keep log order.
 
 use std::collections::HashMap;
 
@@ -45,8 +46,8 @@ pub fn without_accounting(events: &[AgentEvent]) -> Vec<AgentEvent> {
         .collect()
 }
 
-/// The window as sent to the model: summaries first as they stand, cold steps
-/// compressed, hot steps verbatim.
+/// The window as sent to the model before fitting: summaries first as they
+/// stand, cold steps compressed, hot steps verbatim.
 pub fn compress(events: &[AgentEvent]) -> Vec<AgentEvent> {
     let hot_from = hot_boundary(events);
     let calls = calls_by_id(events);
@@ -86,7 +87,8 @@ pub fn hot_boundary(events: &[AgentEvent]) -> usize {
     0
 }
 
-fn calls_by_id(events: &[AgentEvent]) -> HashMap<&str, &ToolCall> {
+/// Every call of `events` by id.
+pub fn calls_by_id(events: &[AgentEvent]) -> HashMap<&str, &ToolCall> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -102,72 +104,36 @@ fn index_result(outcome: &ToolOutcome, calls: &HashMap<&str, &ToolCall>) -> Tool
     if outcome.is_error || outcome.result.chars().count() <= INDEX_MIN_CHARS {
         return outcome.clone();
     }
+    indexed(outcome, calls)
+}
+
+/// `outcome` with its body replaced by a placeholder quoting its call's intent.
+pub fn indexed(outcome: &ToolOutcome, calls: &HashMap<&str, &ToolCall>) -> ToolOutcome {
     let intent = calls.get(outcome.id.as_str()).and_then(|c| c.intent());
     ToolOutcome {
-        result: placeholder(&outcome.id, &outcome.name, intent),
+        result: placeholder(
+            &outcome.id,
+            &outcome.name,
+            intent,
+            outcome.result.chars().count(),
+        ),
         ..outcome.clone()
     }
 }
 
-/// The text that stands in for an indexed tool result.
-pub fn placeholder(id: &str, tool: &str, intent: Option<&str>) -> String {
+/// The text that stands in for an indexed tool result of `chars` characters.
+pub fn placeholder(id: &str, tool: &str, intent: Option<&str>, chars: usize) -> String {
     let mut text = format!(
-        "[what]: indexed_tool_result id={id} tool={tool}; the full body was moved out of the context and kept in the history index\n"
+        "[what]: indexed_tool_result id={id} tool={tool} chars={chars}; the full body was moved out of the context and kept in the history index\n"
     );
     if let Some(intent) = intent {
+        let intent: String = intent.chars().take(200).collect();
         text.push_str(&format!("[intent]: {intent}\n"));
     }
     text.push_str(&format!(
         "[how]: only if later reasoning truly needs the full original, call recall_indexed({{ id: \"{id}\" }}); otherwise do not"
     ));
     text
-}
-
-/// Rough token count of a text: characters / 4, rounded up.
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4)
-}
-
-/// Estimated tokens an event adds to a request.
-pub fn event_tokens(event: &AgentEvent) -> u64 {
-    match event {
-        AgentEvent::Input { text, .. }
-        | AgentEvent::Thought { text, .. }
-        | AgentEvent::Output { text, .. }
-        | AgentEvent::AgentSummary { text, .. } => estimate_tokens(text),
-        AgentEvent::ToolCalls { calls, .. } => calls
-            .iter()
-            .map(|c| estimate_tokens(&c.name) + estimate_tokens(&c.args.to_string()))
-            .sum(),
-        AgentEvent::ToolResult { outcome, .. } => estimate_tokens(&outcome.result),
-        AgentEvent::ThoughtDelta { .. }
-        | AgentEvent::OutputDelta { .. }
-        | AgentEvent::AgentStop { .. }
-        | AgentEvent::AgentTrace { .. } => 0,
-    }
-}
-
-/// Window estimate: the provider's total of the last call made after the
-/// latest summary, plus an estimate of every event after that call. Without
-/// such a call, everything is estimated (system prompt included).
-pub fn window_tokens(system_prompt: &str, events: &[AgentEvent]) -> u64 {
-    let summary_at = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::AgentSummary { meta, .. } => Some(*meta),
-            _ => None,
-        })
-        .max();
-    let last_call = events.iter().enumerate().rev().find_map(|(i, e)| match e {
-        AgentEvent::AgentTrace { usage, meta, .. } if summary_at.is_none_or(|s| *meta >= s) => {
-            Some((i, usage.total))
-        }
-        _ => None,
-    });
-    match last_call {
-        Some((index, total)) => total + events[index + 1..].iter().map(event_tokens).sum::<u64>(),
-        None => estimate_tokens(system_prompt) + events.iter().map(event_tokens).sum::<u64>(),
-    }
 }
 
 #[cfg(test)]
@@ -326,35 +292,5 @@ mod tests {
                 ..
             }
         )));
-    }
-
-    #[test]
-    fn window_tokens_use_the_last_trace_plus_what_came_after() {
-        let mut events = session("r");
-        events.push(AgentEvent::Input {
-            text: "a".repeat(400),
-            source: InputSource::User,
-            meta: m(2, 1),
-        });
-        // The last trace reports 2 tokens; after it: "done" (1) and 400 chars (100).
-        assert_eq!(window_tokens("", &events), 2 + 1 + 100);
-    }
-
-    #[test]
-    fn traces_older_than_the_latest_summary_are_ignored() {
-        let mut events = vec![AgentEvent::AgentSummary {
-            text: "s".repeat(40),
-            covers_through: m(1, 2),
-            meta: m(1, 4),
-        }];
-        events.extend(tool_step(m(1, 3), "call_3", "rrrr"));
-        if let AgentEvent::AgentTrace { usage, .. } = &mut events[4] {
-            usage.total = 1_000_000;
-        }
-        let estimate = window_tokens("", &events);
-        assert!(
-            estimate < 1_000,
-            "pre-summary trace must not count: {estimate}"
-        );
     }
 }

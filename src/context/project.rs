@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::tool::fs::{FsRefusalKind, RelPath, Root};
+
 /// Most bytes of project instructions put into the system prompt.
 pub const PROJECT_INSTRUCTIONS_CAP: usize = 32 * 1024;
 
@@ -19,26 +21,100 @@ pub fn dirs_from_git_root(cwd: &Path) -> Vec<PathBuf> {
     vec![cwd.to_path_buf()]
 }
 
+/// The project's root (git root, or `cwd` outside a repository) opened as a
+/// [`Root`], and `cwd`'s path beneath it. `None` when it cannot be opened.
+pub fn project_root(cwd: &Path) -> Option<(Root, RelPath)> {
+    let dirs = dirs_from_git_root(cwd);
+    let top = dirs.first()?;
+    let below = cwd.strip_prefix(top).ok()?;
+    let rel = RelPath::parse(&below.to_string_lossy()).unwrap_or_default();
+    Some((Root::open(top).ok()?, rel))
+}
+
+/// Reads the file `rel` beneath `root` for the system prompt: a regular
+/// file only (a FIFO, device or socket is never waited on), at most `cap`
+/// bytes read. `Ok(None)` when absent; `Err` is a warning for the user
+/// (a symlink leaving the project, a special file, an unreadable file).
+pub fn read_capped(root: &Root, rel: &RelPath, cap: usize) -> Result<Option<String>, String> {
+    let shown = || {
+        root.display_path()
+            .join(rel.to_os_path())
+            .display()
+            .to_string()
+    };
+    let mut opened = match root.open_file(rel) {
+        Ok(opened) => opened,
+        Err(refusal) if refusal.kind == FsRefusalKind::NotFound => return Ok(None),
+        Err(refusal) => {
+            let why = match refusal.kind {
+                FsRefusalKind::Escape => "it is a symlink leading outside the project".to_owned(),
+                FsRefusalKind::NotRegular => match root.stat(rel) {
+                    Ok(Some(identity)) => format!("it is {}", identity.kind().describe()),
+                    _ => "it is not a regular file".to_owned(),
+                },
+                _ => first_line(&refusal.message),
+            };
+            return Err(format!("skipped {}: {why}", shown()));
+        }
+    };
+    match opened.read_prefix(cap) {
+        Ok((bytes, _)) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Err(e) => Err(format!("skipped {}: {e}", shown())),
+    }
+}
+
+fn first_line(message: &str) -> String {
+    let line = message.lines().next().unwrap_or(message);
+    line.trim_start_matches("[what]: ").to_owned()
+}
+
 /// Every AGENTS.md from the git root down to `cwd`, nearest last, each under
-/// a heading naming its file. Over [`PROJECT_INSTRUCTIONS_CAP`] bytes the
-/// farthest text is cut first, so the nearest instructions always survive.
-/// `None` when there is no such file. Unreadable files are skipped.
-pub fn load_agents_md(cwd: &Path) -> Option<String> {
+/// a heading naming its file, read through the project's [`Root`] (regular
+/// files only, at most [`PROJECT_INSTRUCTIONS_CAP`] bytes read of each).
+/// Over [`PROJECT_INSTRUCTIONS_CAP`] bytes in all the farthest text is cut
+/// first, so the nearest instructions always survive. The text is `None`
+/// when there is no such file; files skipped (a symlink leaving the
+/// project, a FIFO, a device, unreadable) are named in the warnings.
+pub fn load_agents_md(cwd: &Path) -> (Option<String>, Vec<String>) {
+    let Some((root, below)) = project_root(cwd) else {
+        return (None, Vec::new());
+    };
     let mut text = String::new();
-    for dir in dirs_from_git_root(cwd) {
-        let path = dir.join("AGENTS.md");
-        let Ok(body) = std::fs::read_to_string(&path) else {
+    let mut warnings = Vec::new();
+    let mut dir = RelPath::root();
+    let mut levels = vec![dir.clone()];
+    for name in below.components() {
+        match dir.join(name) {
+            Ok(next) => dir = next,
+            Err(_) => break,
+        }
+        levels.push(dir.clone());
+    }
+    for level in levels {
+        let Ok(rel) = level.join(std::ffi::OsStr::new("AGENTS.md")) else {
             continue;
+        };
+        let body = match read_capped(&root, &rel, PROJECT_INSTRUCTIONS_CAP) {
+            Ok(Some(body)) => body,
+            Ok(None) => continue,
+            Err(warning) => {
+                warnings.push(warning);
+                continue;
+            }
         };
         if body.trim().is_empty() {
             continue;
         }
+        let path = root.display_path().join(rel.to_os_path());
         text.push_str(&format!("# {}\n{}\n\n", path.display(), body.trim_end()));
     }
     if text.is_empty() {
-        return None;
+        return (None, warnings);
     }
-    Some(keep_tail(text.trim_end(), PROJECT_INSTRUCTIONS_CAP))
+    (
+        Some(keep_tail(text.trim_end(), PROJECT_INSTRUCTIONS_CAP)),
+        warnings,
+    )
 }
 
 fn keep_tail(text: &str, cap: usize) -> String {
@@ -68,7 +144,7 @@ mod tests {
         std::fs::write(root.join("AGENTS.md"), "root rules").unwrap();
         std::fs::write(sub.join("AGENTS.md"), "core rules").unwrap();
 
-        let text = load_agents_md(&sub).unwrap();
+        let text = load_agents_md(&sub).0.unwrap();
         let root_at = text.find("root rules").unwrap();
         let core_at = text.find("core rules").unwrap();
         assert!(root_at < core_at);
@@ -83,7 +159,7 @@ mod tests {
         std::fs::create_dir(&sub).unwrap();
         std::fs::write(root.path().join("AGENTS.md"), "é".repeat(40_000)).unwrap();
         std::fs::write(sub.join("AGENTS.md"), "nearest rules").unwrap();
-        let text = load_agents_md(&sub).unwrap();
+        let text = load_agents_md(&sub).0.unwrap();
         assert!(text.len() <= PROJECT_INSTRUCTIONS_CAP);
         assert!(text.starts_with("[earlier project instructions truncated]"));
         assert!(text.ends_with("nearest rules"));
@@ -92,6 +168,6 @@ mod tests {
     #[test]
     fn no_agents_md_gives_none() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(load_agents_md(dir.path()), None);
+        assert_eq!(load_agents_md(dir.path()), (None, Vec::new()));
     }
 }

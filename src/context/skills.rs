@@ -4,10 +4,22 @@
 //! (nearest wins on a name clash), then in the global skills directory.
 //! Only the index (name and description) enters the system prompt; the
 //! model reads a body through the `load_skill` tool.
+//!
+//! Project skills are found through the project's [`Root`]: a skills folder
+//! or skill folder that leads outside the project (a symlink) is skipped
+//! with a warning, and every skill folder is held as a [`Root`] of its own.
+//! Global skills (the user's configuration directory) may be symlinks.
+//! SKILL.md is read as a regular file only, at most [`SKILL_READ_CAP`]
+//! bytes.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use super::project::dirs_from_git_root;
+use super::project::{project_root, read_capped};
+use crate::tool::fs::{FsRefusalKind, RelPath, Root};
+
+/// Most bytes of a SKILL.md read to find its front matter.
+pub const SKILL_READ_CAP: usize = 32 * 1024;
 
 /// One skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,8 +28,11 @@ pub struct Skill {
     pub name: String,
     /// When to use it.
     pub description: String,
-    /// The folder holding SKILL.md and the skill's other files.
+    /// The folder holding SKILL.md and the skill's other files (display).
     pub dir: PathBuf,
+    /// The same folder, opened once at discovery; every read of the skill
+    /// goes through it.
+    pub root: Root,
 }
 
 impl Skill {
@@ -27,46 +42,127 @@ impl Skill {
     }
 }
 
-/// Finds every skill visible from `cwd`; malformed SKILL.md files are
-/// skipped and described in the returned warnings.
+/// Finds every skill visible from `cwd`; skipped skills (malformed,
+/// leaving the project, not regular files) are described in the returned
+/// warnings.
 pub fn discover(cwd: &Path, global_dir: Option<&Path>) -> (Vec<Skill>, Vec<String>) {
-    let mut roots: Vec<PathBuf> = dirs_from_git_root(cwd)
-        .into_iter()
-        .rev()
-        .map(|d| d.join(".agents").join("skills"))
-        .collect();
-    roots.extend(global_dir.map(Path::to_path_buf));
-    let mut skills: Vec<Skill> = Vec::new();
-    let mut warnings = Vec::new();
-    for root in roots {
-        let Ok(entries) = std::fs::read_dir(&root) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        dirs.sort();
-        for dir in dirs {
-            let file = dir.join("SKILL.md");
-            let Ok(text) = std::fs::read_to_string(&file) else {
+    let mut found = Found::default();
+    if let Some((project, below)) = project_root(cwd) {
+        // cwd first, then each folder up to the project root.
+        let mut levels = vec![RelPath::root()];
+        let mut dir = RelPath::root();
+        for name in below.components() {
+            match dir.join(name) {
+                Ok(next) => dir = next,
+                Err(_) => break,
+            }
+            levels.push(dir.clone());
+        }
+        for level in levels.iter().rev() {
+            let Ok(skills_dir) = level
+                .join(OsStr::new(".agents"))
+                .and_then(|d| d.join(OsStr::new("skills")))
+            else {
                 continue;
             };
-            match parse_front_matter(&text) {
-                Ok((name, description)) if !skills.iter().any(|s| s.name == name) => {
-                    skills.push(Skill {
-                        name,
-                        description,
-                        dir,
-                    })
+            found.project_folder(&project, &skills_dir);
+        }
+    }
+    if let Some(global) = global_dir {
+        found.global_folder(global);
+    }
+    (found.skills, found.warnings)
+}
+
+#[derive(Default)]
+struct Found {
+    skills: Vec<Skill>,
+    warnings: Vec<String>,
+}
+
+impl Found {
+    /// The skills in `skills_dir` beneath the project root.
+    fn project_folder(&mut self, project: &Root, skills_dir: &RelPath) {
+        let shown = |rel: &RelPath| project.display_path().join(rel.to_os_path());
+        let listing = match project.open_dir(skills_dir) {
+            Ok(dir) => dir,
+            Err(refusal) => {
+                if refusal.kind == FsRefusalKind::Escape {
+                    self.warnings.push(format!(
+                        "skipped skills folder {}: it leads outside the project",
+                        shown(skills_dir).display()
+                    ));
                 }
-                Ok(_) => {}
-                Err(why) => warnings.push(format!("skipped skill {}: {why}", file.display())),
+                return;
+            }
+        };
+        let Ok(entries) = listing.entries() else {
+            return;
+        };
+        let mut names: Vec<_> = entries.into_iter().map(|e| e.name).collect();
+        names.sort();
+        for name in names {
+            let Ok(rel) = skills_dir.join(&name) else {
+                continue;
+            };
+            // Resolved beneath the project: a folder symlinked outside is an
+            // escape, one symlinked elsewhere inside is fine.
+            match project.open_subroot(&rel) {
+                Ok(root) => self.skill(root, shown(&rel)),
+                Err(refusal) if refusal.kind == FsRefusalKind::Escape => {
+                    self.warnings.push(format!(
+                        "skipped skill {}: it leads outside the project",
+                        shown(&rel).display()
+                    ));
+                }
+                Err(_) => {}
             }
         }
     }
-    (skills, warnings)
+
+    /// The skills in the user's global skills folder (symlinks allowed).
+    fn global_folder(&mut self, global: &Path) {
+        let Ok(entries) = std::fs::read_dir(global) else {
+            return;
+        };
+        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        for dir in dirs {
+            if let Ok(root) = Root::open(&dir) {
+                self.skill(root, dir);
+            }
+        }
+    }
+
+    /// Reads one skill folder's SKILL.md through its root.
+    fn skill(&mut self, root: Root, dir: PathBuf) {
+        let file = RelPath::root()
+            .join(OsStr::new("SKILL.md"))
+            .unwrap_or_default();
+        let text = match read_capped(&root, &file, SKILL_READ_CAP) {
+            Ok(Some(text)) => text,
+            Ok(None) => return,
+            Err(warning) => {
+                self.warnings.push(warning);
+                return;
+            }
+        };
+        match parse_front_matter(&text) {
+            Ok((name, description)) if !self.skills.iter().any(|s| s.name == name) => {
+                self.skills.push(Skill {
+                    name,
+                    description,
+                    dir,
+                    root,
+                })
+            }
+            Ok(_) => {}
+            Err(why) => self.warnings.push(format!(
+                "skipped skill {}: {why}",
+                dir.join("SKILL.md").display()
+            )),
+        }
+    }
 }
 
 /// Reads `name` and `description` from SKILL.md front matter.
@@ -173,10 +269,12 @@ mod tests {
 
     #[test]
     fn index_lists_what_fits_and_names_the_rest() {
+        let here = tempfile::tempdir().unwrap();
         let skill = |n: &str| Skill {
             name: n.into(),
             description: "d".repeat(50),
             dir: PathBuf::new(),
+            root: Root::open(here.path()).unwrap(),
         };
         let index = render_index(&[skill("a"), skill("b")], 120).unwrap();
         assert!(index.contains("<name>a</name>"));

@@ -1,21 +1,35 @@
-//! Folding old steps into a history note.
+//! Folding old steps into a history note, in requests that fit the window.
 //!
 //! The summariser sees the previous note (if any) and the cold steps in
-//! their compressed form, rendered as XML. The runtime then appends the list
-//! of every tool call folded so far, with its intent, so `recall_indexed`
-//! keeps working on results that left the context.
+//! their compressed form, rendered as XML. When that is more than one
+//! request can hold, the cold steps are folded in slices, oldest first, each
+//! slice's note becoming the next one's previous note, so the newest state
+//! comes last. The note is held to a share of the window, and the runtime
+//! appends a bounded index of folded calls ([`super::folded`]): every folded
+//! result stays recallable by id from the log.
 
 use std::fmt::Write as _;
 
 use crate::ai::{Adaptor, TextRequest};
-use crate::protocol::{AgentEvent, Meta, ToolCall};
+use crate::protocol::{AgentEvent, Meta};
 
-use super::ContextError;
 use super::compress::{self, hot_boundary};
+use super::estimate;
+use super::{ContextError, folded};
 
-/// Marks the runtime-made list of folded calls inside a summary's text.
-pub const FOLDED_CALLS_MARKER: &str =
-    "[folded tool calls: recall any of them with recall_indexed({ id })]";
+/// The system prompt of every summary request.
+const SUMMARY_PROMPT: &str = include_str!("../../assets/prompts/summary.md");
+
+/// How large a summary request and its result may be, in tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SummaryLimits {
+    /// The largest request sent (system prompt, previous note and slice).
+    pub request_tokens: u64,
+    /// The largest note kept (and the room left for the answer).
+    pub note_tokens: u64,
+    /// The budget of the folded-call index.
+    pub index_tokens: u64,
+}
 
 /// A summary and the window that replaces the old one.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +38,8 @@ pub struct Folded {
     pub summary: AgentEvent,
     /// The summary followed by the steps it left out.
     pub window: Vec<AgentEvent>,
+    /// How many summary requests were sent (one per slice).
+    pub requests: usize,
 }
 
 /// Summarises every step of `window` but the hot ones. `None` when there is
@@ -32,6 +48,7 @@ pub async fn summarise(
     window: &[AgentEvent],
     adaptor: &dyn Adaptor,
     now: Meta,
+    limits: SummaryLimits,
 ) -> Result<Option<Folded>, ContextError> {
     let hot_from = hot_boundary(window);
     let previous = window.iter().rev().find_map(|e| match e {
@@ -46,36 +63,38 @@ pub async fn summarise(
     let Some(covers_through) = cold.last().map(AgentEvent::meta) else {
         return Ok(None);
     };
+    let previous = previous.map(folded::split).unwrap_or_default();
 
-    let (previous_note, previous_calls) = match previous {
-        Some(text) => split_folded_calls(text),
-        None => ("", ""),
-    };
-    let mut prompt = String::new();
-    if !previous_note.trim().is_empty() {
-        let _ = writeln!(
-            prompt,
-            "<previousHistoryNote>\n{}\n</previousHistoryNote>",
-            previous_note.trim()
-        );
-    }
-    prompt.push_str(&events_to_xml(&compress::compress(&cold)));
-    let response = adaptor
-        .generate_text(TextRequest {
-            system_prompt: include_str!("../../assets/prompts/summary.md").to_string(),
-            prompt,
-        })
-        .await?;
-
-    let mut text = response.text.trim().to_string();
-    let folded = folded_calls(&cold);
-    if !previous_calls.trim().is_empty() || !folded.is_empty() {
-        let _ = write!(text, "\n\n{FOLDED_CALLS_MARKER}\n");
-        if !previous_calls.trim().is_empty() {
-            let _ = writeln!(text, "{}", previous_calls.trim());
+    let mut note = folded::shorten(previous.note.trim(), limits.note_tokens);
+    let slices = slices(&compress::compress(&cold), slice_budget(limits));
+    let requests = slices.len();
+    for slice in slices {
+        let mut prompt = String::new();
+        if !note.trim().is_empty() {
+            let _ = writeln!(
+                prompt,
+                "<previousHistoryNote>\n{}\n</previousHistoryNote>",
+                note.trim()
+            );
         }
-        text.push_str(&folded);
+        prompt.push_str(&slice);
+        let _ = write!(
+            prompt,
+            "\n<noteLimit>Write at most {} characters.</noteLimit>",
+            limits.note_tokens * 3
+        );
+        let response = adaptor
+            .generate_text(TextRequest {
+                system_prompt: SUMMARY_PROMPT.to_string(),
+                prompt,
+            })
+            .await?;
+        note = folded::shorten(response.text.trim(), limits.note_tokens);
     }
+
+    let mut entries = folded::entries(&cold);
+    entries.extend(previous.entries.iter().map(|e| e.to_string()));
+    let text = folded::render(&note, &entries, previous.omitted, limits.index_tokens);
     let summary = AgentEvent::AgentSummary {
         text,
         covers_through,
@@ -91,39 +110,54 @@ pub async fn summarise(
     Ok(Some(Folded {
         summary,
         window: new_window,
+        requests,
     }))
 }
 
-/// Splits a summary's text into the model's note and the runtime's list of
-/// folded calls.
-pub fn split_folded_calls(text: &str) -> (&str, &str) {
-    match text.find(FOLDED_CALLS_MARKER) {
-        Some(at) => (&text[..at], &text[at + FOLDED_CALLS_MARKER.len()..]),
-        None => (text, ""),
-    }
+/// Tokens of XML one slice may hold: the request minus the system prompt,
+/// the previous note, the limit line and the envelope.
+fn slice_budget(limits: SummaryLimits) -> u64 {
+    limits
+        .request_tokens
+        .saturating_sub(estimate::text_tokens(SUMMARY_PROMPT))
+        .saturating_sub(limits.note_tokens)
+        .saturating_sub(96)
+        .max(64)
 }
 
-fn folded_calls(events: &[AgentEvent]) -> String {
-    let mut out = String::new();
-    for call in events.iter().flat_map(calls_of) {
-        let _ = write!(out, "- id={} tool={}", call.id, call.name);
-        if let Some(intent) = call.intent() {
-            let _ = write!(out, " intent: {intent}");
+/// The events rendered as XML, step by step, in slices of at most
+/// `budget` tokens each, oldest first; a step larger than a slice is
+/// shortened to fit one.
+fn slices(events: &[AgentEvent], budget: u64) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut current_tokens = 0;
+    for step in compress::steps(events) {
+        let mut xml = events_to_xml_of(step.iter().copied());
+        let mut tokens = estimate::text_tokens(&xml);
+        if tokens > budget {
+            xml = folded::shorten(&xml, budget);
+            tokens = estimate::text_tokens(&xml);
         }
-        out.push('\n');
+        if current_tokens + tokens > budget && !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+            current_tokens = 0;
+        }
+        current.push_str(&xml);
+        current_tokens += tokens;
+    }
+    if !current.is_empty() {
+        out.push(current);
     }
     out
 }
 
-fn calls_of(event: &AgentEvent) -> &[ToolCall] {
-    match event {
-        AgentEvent::ToolCalls { calls, .. } => calls,
-        _ => &[],
-    }
-}
-
 /// Renders events as the XML the summariser reads: turns, then steps.
 pub fn events_to_xml(events: &[AgentEvent]) -> String {
+    events_to_xml_of(events.iter())
+}
+
+fn events_to_xml_of<'a>(events: impl IntoIterator<Item = &'a AgentEvent>) -> String {
     let mut out = String::new();
     let mut turn: Option<u64> = None;
     let mut step: Option<u32> = None;
@@ -211,7 +245,13 @@ mod tests {
 
     use super::*;
     use crate::ai::{AiError, EventStream, StreamRequest, TextResponse};
-    use crate::protocol::{InputSource, ToolOutcome};
+    use crate::protocol::{InputSource, ToolCall, ToolOutcome};
+
+    const LIMITS: SummaryLimits = SummaryLimits {
+        request_tokens: 100_000,
+        note_tokens: 2_000,
+        index_tokens: 1_000,
+    };
 
     /// Answers every summary request with a numbered note and records prompts.
     #[derive(Default)]
@@ -280,7 +320,7 @@ mod tests {
     async fn folds_cold_steps_and_lists_their_calls_for_recall() {
         let adaptor = NoteTaker::default();
         let window: Vec<AgentEvent> = [turn(1, "call_a"), turn(2, "call_b")].concat();
-        let folded = summarise(&window, &adaptor, Meta::new(3, 1))
+        let folded = summarise(&window, &adaptor, Meta::new(3, 1), LIMITS)
             .await
             .unwrap()
             .unwrap();
@@ -314,13 +354,14 @@ mod tests {
             &[turn(1, "call_a"), turn(2, "call_b")].concat(),
             &adaptor,
             Meta::new(3, 1),
+            LIMITS,
         )
         .await
         .unwrap()
         .unwrap();
         let mut window = first.window.clone();
         window.extend(turn(3, "call_c"));
-        let second = summarise(&window, &adaptor, Meta::new(4, 1))
+        let second = summarise(&window, &adaptor, Meta::new(4, 1), LIMITS)
             .await
             .unwrap()
             .unwrap();
@@ -330,7 +371,7 @@ mod tests {
             "<previousHistoryNote>\n<historyNote>note 1</historyNote>\n</previousHistoryNote>"
         ));
         assert!(
-            !prompt.contains(FOLDED_CALLS_MARKER),
+            !prompt.contains(folded::MARKER),
             "the runtime list is kept by the runtime"
         );
         let AgentEvent::AgentSummary {
@@ -345,7 +386,7 @@ mod tests {
             text.contains("id=call_a") && text.contains("id=call_b"),
             "{text}"
         );
-        assert_eq!(text.matches(FOLDED_CALLS_MARKER).count(), 1);
+        assert_eq!(text.matches(folded::MARKER).count(), 1);
         assert_eq!(*covers_through, Meta::new(2, 2));
         assert_eq!(
             &second.window[1..],
@@ -369,7 +410,9 @@ mod tests {
             },
         ];
         assert_eq!(
-            summarise(&window, &adaptor, Meta::new(1, 3)).await.unwrap(),
+            summarise(&window, &adaptor, Meta::new(1, 3), LIMITS)
+                .await
+                .unwrap(),
             None
         );
         assert!(adaptor.prompts.lock().unwrap().is_empty());
@@ -383,5 +426,46 @@ mod tests {
         ));
         assert!(xml.contains("</step>\n<step index=\"2\">\n<assistantOutput>"));
         assert!(xml.ends_with("</step>\n</turn>\n"));
+    }
+
+    #[tokio::test]
+    async fn a_long_stretch_is_folded_in_slices_that_each_fit_newest_last() {
+        let adaptor = NoteTaker::default();
+        let prompts = adaptor.prompts.clone();
+        let window: Vec<AgentEvent> = (1..=60)
+            .flat_map(|t| turn(t, &format!("call_{t}")))
+            .collect();
+        let limits = SummaryLimits {
+            request_tokens: 2_000,
+            note_tokens: 200,
+            index_tokens: 300,
+        };
+        let folded = summarise(&window, &adaptor, Meta::new(61, 1), limits)
+            .await
+            .unwrap()
+            .unwrap();
+        let prompts = prompts.lock().unwrap();
+        assert!(prompts.len() > 3, "{} slices", prompts.len());
+        assert_eq!(folded.requests, prompts.len());
+        for prompt in prompts.iter() {
+            let tokens = estimate::text_tokens(prompt) + estimate::text_tokens(SUMMARY_PROMPT);
+            assert!(tokens <= limits.request_tokens, "{tokens}");
+        }
+        // Each slice reads the note of the one before; the last holds the newest steps.
+        assert!(prompts[1].contains("<previousHistoryNote>\n<historyNote>note 1</historyNote>"));
+        assert!(prompts.last().unwrap().contains("question 59"));
+        assert!(!prompts[0].contains("question 59"));
+        let AgentEvent::AgentSummary { text, .. } = &folded.summary else {
+            panic!()
+        };
+        assert!(text.starts_with(&format!(
+            "<historyNote>note {}</historyNote>",
+            prompts.len()
+        )));
+        assert!(estimate::text_tokens(text) <= limits.note_tokens + limits.index_tokens + 20);
+        assert!(
+            text.contains("id=call_59 "),
+            "the newest folded call is listed"
+        );
     }
 }

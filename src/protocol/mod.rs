@@ -12,10 +12,12 @@
 //! Architecture invariant: this module depends on serde only.
 
 mod event;
+mod secret;
 mod tool;
 
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
-pub use tool::{ToolCall, ToolOutcome, ToolSpec};
+pub use secret::{REDACTED, Redactor, Secret, redact_url};
+pub use tool::{INTENT_FIELD, ToolCall, ToolOutcome, ToolSpec};
 
 /// Current time as milliseconds since the Unix epoch (0 if the clock is
 /// before the epoch).

@@ -18,11 +18,15 @@ pub struct ToolCall {
     pub args: serde_json::Value,
 }
 
+/// The argument every tool call carries beside its own: the model's reason for
+/// the call, shown to the user and quoted in placeholders of folded results.
+pub const INTENT_FIELD: &str = "_intent";
+
 impl ToolCall {
     /// The model's stated reason for this call (`_intent`), if it gave one.
     pub fn intent(&self) -> Option<&str> {
         self.args
-            .get("_intent")
+            .get(INTENT_FIELD)
             .and_then(|v| v.as_str())
             .map(str::trim)
             .filter(|s| !s.is_empty())

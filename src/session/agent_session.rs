@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use super::store::NewEvent;
-use super::{SessionError, SessionManager};
+use super::store::{NewCall, NewEvent};
+use super::{CallPage, CallQuery, RecentLog, SessionError, SessionManager};
 use crate::protocol::{AgentEvent, ToolOutcome};
 
 /// Handle to one session's append-only event log. Cloning is cheap.
@@ -42,7 +42,24 @@ impl AgentSession {
             return Err(SessionError::Transient(event.kind()));
         }
         let meta = event.meta();
+        let calls = match event {
+            AgentEvent::ToolCalls { calls, .. } => calls
+                .iter()
+                .map(|c| NewCall {
+                    call_id: c.id.clone(),
+                    tool: c.name.clone(),
+                    path: c
+                        .args
+                        .get("path")
+                        .and_then(|p| p.as_str())
+                        .map(str::to_owned),
+                    intent: c.intent().map(str::to_owned),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         let new_event = NewEvent {
+            calls,
             kind: event.kind(),
             turn: meta.turn,
             step: meta.step,
@@ -69,6 +86,42 @@ impl AgentSession {
         self.manager
             .store()
             .call(move |store| store.load_window(&id))
+            .await
+    }
+
+    /// The newest events back to the latest summary's boundary, whole
+    /// steps only, until their stored size passes `max_bytes` (the newest
+    /// step always comes whole), and the latest summary. Reads only that
+    /// much of the log, so it takes the same time however long the log is.
+    pub async fn load_recent(&self, max_bytes: usize) -> Result<RecentLog, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.load_recent(&id, max_bytes))
+            .await
+    }
+
+    /// Up to `limit` events after sequence number `after` (0 for the
+    /// start), in log order, each with its sequence number: a log read page
+    /// by page in bounded memory.
+    pub async fn events_after(
+        &self,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, AgentEvent)>, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.events_after(&id, after, limit))
+            .await
+    }
+
+    /// Tool calls of the whole log matching `query`, newest first.
+    pub async fn search_calls(&self, query: CallQuery) -> Result<CallPage, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.search_calls(&id, &query))
             .await
     }
 

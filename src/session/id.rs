@@ -1,10 +1,6 @@
 //! Session ids: `sess_` + base-36 milliseconds (fixed width, so ids sort by
 //! creation time) + 7 base-36 random characters.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use crate::protocol::now_millis;
 
 const ALPHABET: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
@@ -15,17 +11,10 @@ const RANDOM_WIDTH: usize = 7;
 /// A fresh session id, unique with overwhelming probability across
 /// processes and ordered by creation time at millisecond resolution.
 pub(super) fn new_session_id() -> String {
-    static CALLS: AtomicU64 = AtomicU64::new(0);
-    // `RandomState` is seeded from the OS per thread and differs per call;
-    // the counter and pid separate ids made in one millisecond.
-    let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u64(CALLS.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
-    let millis = now_millis();
-    hasher.write_u64(millis);
     let mut id = String::from("sess_");
-    push_base36(&mut id, millis, TIME_WIDTH);
-    push_base36(&mut id, hasher.finish(), RANDOM_WIDTH);
+    push_base36(&mut id, now_millis(), TIME_WIDTH);
+    // fastrand's generator is seeded per thread from the OS's randomness.
+    id.extend((0..RANDOM_WIDTH).map(|_| char::from(ALPHABET[fastrand::usize(..ALPHABET.len())])));
     id
 }
 

@@ -7,13 +7,15 @@
 //! - [`SessionManager`] opens the database file and creates, finds and lists
 //!   sessions, and marks them running or idle.
 //! - [`AgentSession`] is one session's log: `append`, the context window
-//!   (`load`, which starts at the latest summary), `load_all`, `load_tail`,
-//!   and `tool_result` recall over the whole log.
+//!   (`load`, which starts at the latest summary; `load_recent`, only its
+//!   tail), `load_all`, `load_tail`, `events_after` (paging), `tool_result`
+//!   recall over the whole log and `search_calls` over the tool-call index.
 //! - [`SessionInfo`] / [`SessionStatus`] describe a session for listings.
 //! - [`SessionError`] is every failure, typed.
 //!
 //! Inside: `schema` opens the file (WAL, `synchronous=NORMAL`, busy timeout,
-//! `user_version` migrations), `store` holds every SQL statement, `actor`
+//! `user_version` migrations), `store` holds the SQL of sessions and the
+//! log, `calls` that of the tool-call index, `actor`
 //! runs the store on its own thread behind a channel, `id` makes session ids
 //! and `owner` decides whether a `running` session's process still exists.
 //!
@@ -26,6 +28,7 @@
 
 mod actor;
 mod agent_session;
+mod calls;
 mod error;
 mod id;
 mod manager;
@@ -34,6 +37,8 @@ mod schema;
 mod store;
 
 use std::path::{Path, PathBuf};
+
+use crate::protocol::{AgentEvent, Meta};
 
 pub use agent_session::AgentSession;
 pub use error::SessionError;
@@ -87,4 +92,62 @@ pub enum SessionStatus {
     Idle,
     /// Marked running by a process that is still alive.
     Running,
+}
+
+/// The tail of a log, as a resume loads it ([`AgentSession::load_recent`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecentLog {
+    /// The latest summary, if the log has one.
+    pub summary: Option<AgentEvent>,
+    /// When events between the summary's boundary and the tail were left
+    /// out: the coordinates of the last of them.
+    pub skipped_through: Option<Meta>,
+    /// The newest events, in log order, whole steps only.
+    pub events: Vec<AgentEvent>,
+}
+
+/// Which calls [`AgentSession::search_calls`] returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallQuery {
+    /// Each must occur (case-insensitively) in the call's intent, path,
+    /// tool or id.
+    pub words: Vec<String>,
+    /// Only calls of this tool.
+    pub tool: Option<String>,
+    /// Only calls whose `path` argument contains this.
+    pub path: Option<String>,
+    /// Matches to skip (newest first).
+    pub offset: usize,
+    /// Most matches to return.
+    pub limit: usize,
+}
+
+/// One indexed tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallRecord {
+    /// The call id (the recall key).
+    pub id: String,
+    /// The tool called.
+    pub tool: String,
+    /// Its `path` argument, when it had one.
+    pub path: Option<String>,
+    /// Its `_intent`, when it gave one.
+    pub intent: Option<String>,
+    /// Turn of the call.
+    pub turn: u64,
+    /// Step of the call.
+    pub step: u32,
+    /// Characters of its stored result; `None` when it has none.
+    pub result_chars: Option<u64>,
+    /// Whether that result is an error.
+    pub is_error: bool,
+}
+
+/// A page of [`CallRecord`]s and the count of every match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallPage {
+    /// Matches in all pages.
+    pub total: u64,
+    /// This page, newest first.
+    pub calls: Vec<CallRecord>,
 }

@@ -62,6 +62,32 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX events_summaries ON events (session_id, seq)
         WHERE type = 'agent_summary';
     CREATE INDEX events_by_meta ON events (session_id, turn, step);",
+    // v2: an index of every tool call (tool, path, intent), so that
+    // `recall_search` finds old calls without decoding the log. Filled by
+    // the append of each `tool_calls` event; existing logs are backfilled.
+    "CREATE TABLE tool_calls (
+        session_id TEXT NOT NULL,
+        seq        INTEGER NOT NULL,
+        call_id    TEXT NOT NULL,
+        tool       TEXT NOT NULL,
+        path       TEXT,
+        intent     TEXT,
+        turn       INTEGER NOT NULL,
+        step       INTEGER NOT NULL
+    );
+    CREATE INDEX tool_calls_by_seq ON tool_calls (session_id, seq);
+    CREATE INDEX tool_calls_by_tool ON tool_calls (session_id, tool, seq);
+    INSERT INTO tool_calls (session_id, seq, call_id, tool, path, intent, turn, step)
+    SELECT e.session_id, e.seq,
+           COALESCE(json_extract(c.value, '$.id'), ''),
+           COALESCE(json_extract(c.value, '$.name'), ''),
+           CASE json_type(c.value, '$.args.path') WHEN 'text'
+               THEN json_extract(c.value, '$.args.path') END,
+           CASE json_type(c.value, '$.args._intent') WHEN 'text'
+               THEN json_extract(c.value, '$.args._intent') END,
+           e.turn, e.step
+    FROM events AS e, json_each(e.payload, '$.calls') AS c
+    WHERE e.type = 'tool_calls' AND json_valid(e.payload);",
 ];
 
 /// The schema version this build reads and writes.
@@ -158,6 +184,42 @@ mod tests {
         drop(conn);
         // Reopening an up-to-date file is a no-op, not a second migration.
         open_connection(&path).unwrap();
+    }
+
+    #[test]
+    fn a_version_1_log_gets_its_tool_calls_indexed_by_the_migration() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite3");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO events (session_id, seq, type, turn, step, payload, created_at)
+             VALUES ('s', 1, 'tool_calls', 2, 1, ?1, 0)",
+            [r#"{"type":"tool_calls","calls":[{"id":"c1","name":"read_file","args":{"path":"src/a.rs","_intent":"read a"}},{"id":"c2","name":"grep","args":"not json"}],"meta":{"turn":2,"step":1}}"#],
+        )
+        .unwrap();
+        drop(conn);
+        let conn = open_connection(&path).unwrap();
+        let rows: Vec<(String, String, Option<String>, Option<String>)> = conn
+            .prepare("SELECT call_id, tool, path, intent FROM tool_calls ORDER BY call_id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "c1".into(),
+                    "read_file".into(),
+                    Some("src/a.rs".into()),
+                    Some("read a".into())
+                ),
+                ("c2".into(), "grep".into(), None, None),
+            ]
+        );
     }
 
     #[test]

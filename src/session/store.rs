@@ -4,8 +4,8 @@
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::owner::process_is_alive;
-use super::{SessionError, SessionInfo, SessionStatus};
-use crate::protocol::{AgentEvent, ToolOutcome, now_millis};
+use super::{RecentLog, SessionError, SessionInfo, SessionStatus};
+use crate::protocol::{AgentEvent, Meta, ToolOutcome, now_millis};
 
 /// The new `updated_at` of the session row being written (`?2` is now).
 ///
@@ -47,6 +47,16 @@ const TAIL: &str = "SELECT seq, payload FROM (
         SELECT seq, payload FROM events WHERE session_id = ?1 ORDER BY seq DESC LIMIT ?2)
     ORDER BY seq";
 
+/// Events from the newest back, summaries left out (the tail a resume reads).
+const NEWEST_FIRST: &str = "SELECT seq, turn, step, payload FROM events
+    WHERE session_id = ?1 AND type <> 'agent_summary'
+    ORDER BY seq DESC";
+
+/// At most `?3` events after seq `?2`, in log order (one page of `show`).
+const PAGE_AFTER: &str = "SELECT seq, payload FROM events
+    WHERE session_id = ?1 AND seq > ?2
+    ORDER BY seq LIMIT ?3";
+
 /// One canonical event, encoded by the caller, ready to insert.
 pub(super) struct NewEvent {
     /// The event's `type` tag.
@@ -56,11 +66,21 @@ pub(super) struct NewEvent {
     pub tool_call_id: Option<String>,
     /// The whole event as JSON.
     pub payload: String,
+    /// The calls of a `tool_calls` event, for the call index.
+    pub calls: Vec<NewCall>,
+}
+
+/// One tool call of a `tool_calls` event, as the call index keeps it.
+pub(super) struct NewCall {
+    pub call_id: String,
+    pub tool: String,
+    pub path: Option<String>,
+    pub intent: Option<String>,
 }
 
 /// Owner of the connection. Every method is one short transaction at most.
 pub(super) struct Store {
-    conn: Connection,
+    pub(super) conn: Connection,
 }
 
 impl Store {
@@ -207,6 +227,7 @@ impl Store {
             event.payload,
             now
         ])?;
+        super::calls::index_calls(&tx, id, seq, turn, event)?;
         tx.commit()?;
         Ok(u64::try_from(seq).unwrap_or(0))
     }
@@ -248,6 +269,79 @@ impl Store {
         let mut window = vec![summary];
         window.extend(decode_rows(id, rows)?);
         Ok(window)
+    }
+
+    /// The newest events back to the latest summary's boundary, stopping at
+    /// a step boundary once their payloads pass `max_bytes` (the newest
+    /// step always comes whole). Reads only what it returns, plus one row.
+    pub(super) fn load_recent(
+        &mut self,
+        id: &str,
+        max_bytes: usize,
+    ) -> Result<RecentLog, SessionError> {
+        let tx = self.conn.transaction()?;
+        let summary = tx
+            .prepare_cached(LATEST_SUMMARY)?
+            .query_row([id], seq_and_payload)
+            .optional()?;
+        let summary = match summary {
+            Some((seq, payload)) => Some(decode(id, seq, &payload)?),
+            None => None,
+        };
+        let boundary = match &summary {
+            Some(AgentEvent::AgentSummary { covers_through, .. }) => Some(*covers_through),
+            _ => None,
+        };
+        let mut statement = tx.prepare_cached(NEWEST_FIRST)?;
+        let mut rows = statement.query([id])?;
+        let mut loaded: Vec<(i64, Meta, String)> = Vec::new();
+        let mut used = 0usize;
+        let mut skipped_through = None;
+        while let Some(row) = rows.next()? {
+            let meta = Meta::new(from_sql_int(row.get(1)?), row.get(2)?);
+            if boundary.is_some_and(|b| meta <= b) {
+                break;
+            }
+            let payload: String = row.get(3)?;
+            let newest = loaded.first().map(|(_, m, _)| *m);
+            if used + payload.len() > max_bytes && newest.is_some_and(|n| n != meta) {
+                // A step is never split: its loaded part goes back too.
+                while loaded.last().is_some_and(|(_, m, _)| *m == meta) {
+                    loaded.pop();
+                }
+                skipped_through = Some(meta);
+                break;
+            }
+            used += payload.len();
+            loaded.push((row.get(0)?, meta, payload));
+        }
+        let events = loaded
+            .iter()
+            .rev()
+            .map(|(seq, _, payload)| decode(id, *seq, payload))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RecentLog {
+            summary,
+            skipped_through,
+            events,
+        })
+    }
+
+    /// Up to `limit` events after seq `after`, in log order, with their seqs.
+    pub(super) fn events_after(
+        &self,
+        id: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, AgentEvent)>, SessionError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut statement = self.conn.prepare_cached(PAGE_AFTER)?;
+        let rows = statement.query_map(params![id, to_sql_int(after), limit], seq_and_payload)?;
+        rows.map(|row| {
+            let (seq, payload) = row?;
+            Ok((from_sql_int(seq), decode(id, seq, &payload)?))
+        })
+        .collect()
     }
 
     /// The last `max_events` events, in log order.
@@ -346,7 +440,7 @@ fn decode_rows(
     .collect()
 }
 
-fn decode(id: &str, seq: i64, payload: &str) -> Result<AgentEvent, SessionError> {
+pub(super) fn decode(id: &str, seq: i64, payload: &str) -> Result<AgentEvent, SessionError> {
     serde_json::from_str(payload).map_err(|source| SessionError::Decode {
         what: format!("event {seq} of {id}"),
         source,
@@ -355,11 +449,11 @@ fn decode(id: &str, seq: i64, payload: &str) -> Result<AgentEvent, SessionError>
 
 /// SQLite integers are signed; our counters and timestamps never reach
 /// `i64::MAX`, so saturating is only a guard.
-fn to_sql_int(value: u64) -> i64 {
+pub(super) fn to_sql_int(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-fn from_sql_int(value: i64) -> u64 {
+pub(super) fn from_sql_int(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
@@ -373,7 +467,9 @@ mod tests {
     fn long_log_queries_use_their_indexes() {
         let dir = tempfile::tempdir().unwrap();
         let conn = super::super::schema::open_connection(&dir.path().join("s.db")).unwrap();
-        let queries: [(&str, &[&dyn rusqlite::ToSql], &str); 5] = [
+        let queries: [(&str, &[&dyn rusqlite::ToSql], &str); 7] = [
+            (NEWEST_FIRST, &[&"s"], "sqlite_autoindex_events_1"),
+            (PAGE_AFTER, &[&"s", &1, &10], "sqlite_autoindex_events_1"),
             (NEXT_SEQ, &[&"s"], "sqlite_autoindex_events_1"),
             (LATEST_SUMMARY, &[&"s"], "events_summaries"),
             (AFTER_BOUNDARY, &[&"s", &1, &2], "events_by_meta"),

@@ -4,28 +4,41 @@ use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
+use super::fs::Root;
+
 /// Where a tool runs and how it learns that it should stop.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
-    /// The session's working directory, canonical (symlinks resolved). Every
-    /// path a built-in tool touches stays inside it.
+    /// The working directory, opened once at session start and held as a
+    /// handle. Every file a tool touches is opened through it (see
+    /// [`crate::tool::fs`]), so renaming or replacing the directory's path
+    /// changes nothing a tool can reach.
+    pub root: Root,
+    /// The working directory's path when it was opened — for messages and
+    /// display only, never opened again.
     pub cwd: PathBuf,
     /// Fires when the turn is interrupted; tools then return promptly.
     pub cancel: CancellationToken,
     /// Folders outside `cwd` whose files `read_file` may read by absolute
-    /// path (the folders of loaded skills). Canonical.
-    pub read_roots: Vec<PathBuf>,
+    /// path (the folders of loaded skills), each held as a handle.
+    pub read_roots: Vec<Root>,
 }
 
 impl ToolContext {
-    /// A context for `cwd`, canonicalised here.
+    /// A context for `cwd`, opened here as the root.
     ///
-    /// Fails when `cwd` does not exist or cannot be resolved.
+    /// Fails when `cwd` is not a directory that can be opened.
     pub fn new(cwd: impl AsRef<Path>, cancel: CancellationToken) -> std::io::Result<Self> {
-        Ok(Self {
-            cwd: cwd.as_ref().canonicalize()?,
+        Ok(Self::with_root(Root::open(cwd.as_ref())?, cancel))
+    }
+
+    /// A context over an already opened root.
+    pub fn with_root(root: Root, cancel: CancellationToken) -> Self {
+        Self {
+            cwd: root.display_path().to_path_buf(),
+            root,
             cancel,
             read_roots: Vec::new(),
-        })
+        }
     }
 }

@@ -8,7 +8,8 @@
 //!   `_intent` field) and runs calls. Nothing a model sends — bad JSON, bad
 //!   arguments, an unknown name, a panicking tool — ends a turn: every failure
 //!   comes back as an error [`ToolOutput`] the model can read.
-//! - [`sandbox`] confines every path a tool touches to the session's cwd.
+//! - [`fs`] is the confined-open API: the working directory held as a
+//!   handle ([`fs::Root`]), every file a tool touches opened beneath it.
 //! - [`builtin`] holds the exploration tools `tree`, `grep` and `read_file`
 //!   and the prompt that explains them.
 //!
@@ -18,9 +19,9 @@
 pub mod builtin;
 mod context;
 mod definition;
+pub mod fs;
 mod labelled;
 mod registry;
-pub mod sandbox;
 mod schema;
 
 use std::future::Future;

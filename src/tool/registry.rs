@@ -67,8 +67,7 @@ impl<T: Tool> Runner for Typed<T> {
         args: Value,
         ctx: ToolContext,
     ) -> Result<BoxFuture<'static, ToolOutput>, Issue> {
-        let args: T::Args =
-            serde_json::from_value(args).map_err(|e| schema::issue_from_serde(&e))?;
+        let args: T::Args = schema::deserialize(args)?;
         Ok(async move { self.0.execute(args, ctx).await }.boxed())
     }
 }

@@ -11,7 +11,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
 /// Name of the field every tool schema gains: the model's reason for a call.
-pub(crate) const INTENT_FIELD: &str = "_intent";
+pub(crate) use crate::protocol::INTENT_FIELD;
 
 /// Description of `_intent` shown to the model.
 pub(crate) const INTENT_DESCRIPTION: &str =
@@ -77,25 +77,20 @@ pub(crate) fn validate(schema: &Value, value: &Value) -> Vec<Issue> {
     issues
 }
 
-/// Turns a serde error into an issue, recovering the field name from the
-/// message where serde gives one.
-pub(crate) fn issue_from_serde(error: &serde_json::Error) -> Issue {
-    let message = error.to_string();
-    let field = ["missing field `", "unknown field `", "duplicate field `"]
-        .iter()
-        .find_map(|prefix| {
-            let rest = message.split(prefix).nth(1)?;
-            rest.split('`').next().map(str::to_owned)
-        });
-    let reason = message
-        .split(" at line ")
-        .next()
-        .unwrap_or(&message)
-        .to_owned();
-    Issue {
-        path: field.unwrap_or_else(|| "<root>".to_owned()),
-        reason,
-    }
+/// Deserialises `value` as `T`; a failure is an issue at the exact field path
+/// serde stopped at (`inner.depth`, `items[2]`), with serde's own reason.
+pub(crate) fn deserialize<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, Issue> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        Issue {
+            path: if path == "." {
+                "<root>".to_owned()
+            } else {
+                path
+            },
+            reason: error.into_inner().to_string(),
+        }
+    })
 }
 
 fn display_path(path: &[String]) -> String {
@@ -434,8 +429,20 @@ mod tests {
     }
 
     #[test]
-    fn serde_missing_field_is_named() {
-        let error = serde_json::from_value::<Inner>(json!({})).unwrap_err();
-        assert_eq!(issue_from_serde(&error).path, "depth");
+    fn serde_errors_carry_the_field_path() {
+        let Err(issue) =
+            deserialize::<Args>(json!({"name": "x", "tags": ["a", 3], "inner": {"depth": 1}}))
+        else {
+            panic!("a number in a list of strings")
+        };
+        assert_eq!(issue.path, "tags[1]");
+        assert!(issue.reason.contains("expected a string"), "{issue:?}");
+        let Err(issue) = deserialize::<Inner>(json!({})) else {
+            panic!("a missing field")
+        };
+        assert_eq!(
+            (issue.path.as_str(), issue.reason.as_str()),
+            ("<root>", "missing field `depth`")
+        );
     }
 }

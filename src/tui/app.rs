@@ -249,6 +249,18 @@ impl App {
                 );
                 self.notice(NoticeLevel::Warn, &text);
             }
+            UiInput::PartialDropped => {
+                // Lines already in scrollback cannot be taken back; the
+                // notice says they are void, the rest is never shown.
+                let shown = self.output.take().is_some_and(|o| o.committed_any);
+                self.thought = None;
+                let text = if shown {
+                    "the answer above was cut off and is dropped; asking the model again"
+                } else {
+                    "the answer was cut off and is dropped; asking the model again"
+                };
+                self.notice(NoticeLevel::Warn, text);
+            }
             UiInput::Notice { level, text } => self.notice(level, &text),
             UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
             UiInput::QueuedReturned(prompts) => {

@@ -68,6 +68,9 @@ pub enum UiInput {
         /// Why the call failed.
         message: String,
     },
+    /// The stream broke after part of the answer was shown: the live part
+    /// of this step's answer and thought is dropped (a retry follows).
+    PartialDropped,
     /// A line for the user: errors, "compacted", command output.
     Notice {
         /// How it is shown.
@@ -168,6 +171,16 @@ impl Default for TuiOptions {
             initial_prompt: None,
         }
     }
+}
+
+/// How the UI ended normally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TuiExit {
+    /// The user quit, or the runtime closed its channel.
+    Quit,
+    /// This signal (SIGTERM 15, SIGHUP 1) ended it; the process should exit
+    /// with 128 + the number.
+    Signal(i32),
 }
 
 /// Why the UI stopped abnormally.

@@ -45,37 +45,42 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, AppMsg};
 pub use bridge::{
-    NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiError, TuiOptions, UiInput,
+    NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiError, TuiExit, TuiOptions,
+    UiInput,
 };
 
 use crate::protocol::now_millis;
 
-/// Environment switch for the end-to-end test: `1` panics after the first frame.
+/// Environment switch for the end-to-end test: `1` panics after the first
+/// frame. Read only by debug builds: release binaries carry no test hook.
 pub const TEST_PANIC_ENV: &str = "LIGHT_AGENT_TEST_PANIC";
 
 /// Runs the terminal UI on stdout until the user quits, the runtime closes
 /// `inputs`, or SIGTERM/SIGHUP arrives. Sends [`Op::Quit`] last. The
 /// terminal is restored on every exit path, including panics. Fails when
-/// the terminal cannot be set up or written.
+/// the terminal cannot be set up or written; says which signal ended it.
 pub async fn run(
     opts: TuiOptions,
     ops: UnboundedSender<Op>,
     mut inputs: UnboundedReceiver<UiInput>,
-) -> Result<(), TuiError> {
+) -> Result<TuiExit, TuiError> {
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
-    let config = runner::LoopConfig {
-        panic_after_first_frame: std::env::var_os(TEST_PANIC_ENV).is_some_and(|v| v == "1"),
+    let config = runner::RunOptions {
+        panic_after_first_frame: cfg!(debug_assertions)
+            && std::env::var_os(TEST_PANIC_ENV).is_some_and(|v| v == "1"),
     };
     let guard = terminal::TerminalGuard::enter()?;
     let (width, height) = crossterm::terminal::size()?;
     let mut screen = runner::Screen::new(inline_terminal::Stdout::new())?;
     let mut app = App::new(opts, width, height, Instant::now(), now_millis());
+    let signalled = std::cell::Cell::new(None);
     let shutdown = async {
-        tokio::select! {
-            _ = sigterm.recv() => {}
-            _ = sighup.recv() => {}
-        }
+        let number = tokio::select! {
+            _ = sigterm.recv() => SIGTERM,
+            _ = sighup.recv() => SIGHUP,
+        };
+        signalled.set(Some(number));
     };
     let result = runner::run_loop(
         &mut screen,
@@ -92,5 +97,9 @@ pub async fn run(
     let _ = ops.send(Op::Quit);
     result?;
     finished?;
-    Ok(())
+    Ok(signalled.get().map_or(TuiExit::Quit, TuiExit::Signal))
 }
+
+/// Signal numbers (the same on Linux and macOS).
+const SIGTERM: i32 = 15;
+const SIGHUP: i32 = 1;

@@ -96,7 +96,7 @@ impl<S: Surface> Screen<S> {
 
 /// What the loop does besides the App.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct LoopConfig {
+pub struct RunOptions {
     /// Panic right after the first frame (the test-only switch).
     pub panic_after_first_frame: bool,
 }
@@ -111,7 +111,7 @@ pub async fn run_loop<T, S, F>(
     ops: &UnboundedSender<Op>,
     inputs: &mut UnboundedReceiver<UiInput>,
     shutdown: F,
-    config: LoopConfig,
+    config: RunOptions,
 ) -> io::Result<()>
 where
     T: Surface,

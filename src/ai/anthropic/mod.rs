@@ -15,9 +15,11 @@ pub use decode::AnthropicDecoder;
 pub use request::{build_request_body, build_text_body};
 
 use super::client::{KeyHeader, ModelClient};
+use super::endpoint::{BaseUrl, Endpoint};
 use super::http::HttpOptions;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
+use crate::protocol::Secret;
 use crate::protocol::Usage;
 
 /// The `anthropic-version` header every request carries.
@@ -29,7 +31,7 @@ pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 #[derive(Debug, Clone)]
 pub struct AnthropicAdaptor {
     client: ModelClient,
-    endpoint: String,
+    endpoint: Endpoint,
     max_tokens: u32,
 }
 
@@ -41,15 +43,15 @@ impl AnthropicAdaptor {
     /// Fails only if the HTTP client cannot be built.
     pub fn new(
         base_url: impl Into<String>,
-        api_key: Option<String>,
+        api_key: Option<Secret>,
         model: impl Into<String>,
         http: HttpOptions,
     ) -> Result<Self, AiError> {
         let base = base_url.into();
         let key_header = KeyHeader::Named("x-api-key");
         Ok(Self {
-            client: ModelClient::new(api_key, key_header, model.into(), http)?,
-            endpoint: format!("{}/v1/messages", base.trim_end_matches('/')),
+            client: ModelClient::new(&base, api_key, key_header, model.into(), http)?,
+            endpoint: BaseUrl::parse(&base).join("/v1/messages"),
             max_tokens: DEFAULT_MAX_TOKENS,
         })
     }

@@ -7,8 +7,9 @@
 //!   from [`CallIds`] when the API gives none; a `thoughtSignature` on a
 //!   call part is remembered for the replay (see [`crate::ai`]'s replay
 //!   memo) once the stream has finished well;
-//! - `usageMetadata` repeats on chunks with growing counts: the largest
-//!   value of each field wins; output counts candidates plus thoughts;
+//! - `usageMetadata` repeats on chunks with the counts so far: the last
+//!   value of each field wins (the prompt count may shrink on the final
+//!   chunk); output counts candidates plus thoughts;
 //! - an `{"error":…}` chunk ends the stream with that error; a prompt
 //!   blocked by `promptFeedback`, a safety stop or a malformed function
 //!   call are errors too;
@@ -17,8 +18,8 @@
 use serde_json::Value;
 
 use super::call_ids::CallIds;
-use super::error::reclassify;
 use crate::ai::assemble::{StepAssembler, UsageParts};
+use crate::ai::classify::blocked_error;
 use crate::ai::decode::{SseFrames, SseWire, StepTotals, WireDecoder};
 use crate::ai::http::{cut_stream_error, stream_error};
 use crate::ai::replay::{ReplayMemo, decode_error};
@@ -115,17 +116,27 @@ impl GeminiDecoder {
         }
     }
 
+    /// Each chunk's counts are the response's totals so far, and the
+    /// final chunk's are the ones Google bills: a later value replaces an
+    /// earlier one even when it is smaller (the prompt count can shrink on
+    /// the last chunk); a field a chunk leaves out keeps its last value.
     fn record_usage(&mut self, usage: &Value) {
-        let field = |key| number(usage, key).unwrap_or(0);
         let u = &mut self.usage;
-        u.prompt = u.prompt.max(field("promptTokenCount"));
-        u.candidates = u.candidates.max(field("candidatesTokenCount"));
-        u.thoughts = u.thoughts.max(field("thoughtsTokenCount"));
+        let fields = [
+            ("promptTokenCount", &mut u.prompt),
+            ("candidatesTokenCount", &mut u.candidates),
+            ("thoughtsTokenCount", &mut u.thoughts),
+        ];
+        for (key, slot) in fields {
+            if let Some(n) = number(usage, key) {
+                *slot = n;
+            }
+        }
         if let Some(total) = number(usage, "totalTokenCount") {
-            u.total = Some(u.total.unwrap_or(0).max(total));
+            u.total = Some(total);
         }
         if let Some(cached) = number(usage, "cachedContentTokenCount") {
-            u.cached = Some(u.cached.unwrap_or(0).max(cached));
+            u.cached = Some(cached);
         }
     }
 }
@@ -143,7 +154,7 @@ impl SseWire for GeminiDecoder {
         let chunk: Value =
             serde_json::from_str(data).map_err(|e| decode_error("a stream chunk", &e))?;
         if chunk.get("error").is_some_and(|e| !e.is_null()) {
-            return Err(reclassify(stream_error(&chunk)));
+            return Err(stream_error(&chunk));
         }
         if let Some(model) = chunk.get("modelVersion").and_then(Value::as_str) {
             self.model = Some(model.to_owned());
@@ -157,10 +168,7 @@ impl SseWire for GeminiDecoder {
                 .pointer("/promptFeedback/blockReason")
                 .and_then(Value::as_str)
         {
-            return Err(AiError::new(
-                AiErrorKind::Request,
-                format!("the model provider blocked the prompt ({reason})"),
-            ));
+            return Err(blocked_error(format!("the prompt was blocked ({reason})")));
         }
         let Some(candidate) = candidate else {
             return Ok(());
@@ -182,10 +190,7 @@ impl SseWire for GeminiDecoder {
                 ));
             }
             Some(reason) if WITHHELD.contains(&reason) => {
-                return Err(AiError::new(
-                    AiErrorKind::Request,
-                    format!("the model provider withheld the answer ({reason})"),
-                ));
+                return Err(blocked_error(format!("the answer was withheld ({reason})")));
             }
             Some(_) => self.finished = true,
         }

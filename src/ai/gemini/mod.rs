@@ -4,19 +4,17 @@
 //! - [`schema`]: our JSON Schema → Gemini's schema dialect.
 //! - [`decode`]: stream chunks → events.
 //! - [`call_ids`]: ids for calls the API leaves unnamed, unique per session.
-//! - `error`: Gemini's wording of context-length and bad-key refusals.
 //!
 //! The key travels in the `x-goog-api-key` header, never in the URL, so
 //! it cannot end up in a logged URL or a transport error message.
 
 pub mod call_ids;
 pub mod decode;
-mod error;
 pub mod request;
 pub mod schema;
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -28,25 +26,28 @@ pub use request::{
 pub use schema::to_gemini_schema;
 
 use super::client::{KeyHeader, ModelClient};
+use super::endpoint::BaseUrl;
 use super::http::HttpOptions;
 use super::replay::ReplayMemo;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
+use crate::protocol::Secret;
 use crate::protocol::Usage;
 
 /// A client for one Gemini model.
 #[derive(Debug, Clone)]
 pub struct GeminiAdaptor {
     client: ModelClient,
-    /// `{base}/{version}/models/{model}`, to which `:method` is appended.
-    model_url: String,
+    /// `{base}/{version}/models/{model}`, to which `:method` is joined.
+    model_url: BaseUrl,
     call_ids: CallIds,
     signatures: ReplayMemo<String>,
 }
 
 /// `{base}/v1beta` unless `base` already names an API version.
 fn versioned_root(base: &str) -> String {
-    let base = base.trim_end_matches('/');
+    let base = BaseUrl::parse(base);
+    let base = base.root();
     let has_version = base
         .rsplit('/')
         .next()
@@ -67,18 +68,21 @@ impl GeminiAdaptor {
     /// Fails only if the HTTP client cannot be built.
     pub fn new(
         base_url: impl Into<String>,
-        api_key: Option<String>,
+        api_key: Option<Secret>,
         model: impl Into<String>,
         http: HttpOptions,
     ) -> Result<Self, AiError> {
+        let base = base_url.into();
         let model = model.into();
-        let model_url = format!(
+        let root = format!(
             "{}/models/{}",
-            versioned_root(&base_url.into()),
+            versioned_root(&base),
             request::bare_model(&model)
         );
+        let model_url = BaseUrl::parse(&base).with_root(root);
+        let key_header = KeyHeader::Named("x-goog-api-key");
         Ok(Self {
-            client: ModelClient::new(api_key, KeyHeader::Named("x-goog-api-key"), model, http)?,
+            client: ModelClient::new(&base, api_key, key_header, model, http)?,
             model_url,
             call_ids: CallIds::new(),
             signatures: ReplayMemo::default(),
@@ -94,7 +98,7 @@ impl GeminiAdaptor {
 
     fn post(&self, method: &str, body: &Value) -> reqwest::RequestBuilder {
         self.client
-            .post(&format!("{}:{method}", self.model_url), body)
+            .post(&self.model_url.join(&format!(":{method}")), body)
     }
 }
 
@@ -104,10 +108,7 @@ impl Adaptor for GeminiAdaptor {
         let request = self.post("streamGenerateContent?alt=sse", &body);
         let decoder =
             GeminiDecoder::new(self.call_ids.clone()).with_signature_memo(self.signatures.clone());
-        self.client
-            .stream(request, decoder, cancel)
-            .map(|item| item.map_err(error::reclassify))
-            .boxed()
+        self.client.stream(request, decoder, cancel)
     }
 
     fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {
@@ -115,7 +116,7 @@ impl Adaptor for GeminiAdaptor {
             .client
             .send_json(self.post("generateContent", &build_text_body(&req)));
         async move {
-            let body = answer.await.map_err(error::reclassify)?;
+            let body = answer.await?;
             Ok(parse_text_response(&body))
         }
         .boxed()

@@ -16,16 +16,18 @@ pub use decode::OpenAiDecoder;
 pub use request::{TOOL_ERROR_PREFIX, build_request_body, build_text_body};
 
 use super::client::{KeyHeader, ModelClient};
+use super::endpoint::{BaseUrl, Endpoint};
 use super::http::HttpOptions;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, AiErrorKind, EventStream, StreamRequest, TextRequest, TextResponse};
+use crate::protocol::Secret;
 use crate::protocol::Usage;
 
 /// A client for one model behind an OpenAI-compatible endpoint.
 #[derive(Debug, Clone)]
 pub struct OpenAiAdaptor {
     client: ModelClient,
-    endpoint: String,
+    endpoint: Endpoint,
 }
 
 impl OpenAiAdaptor {
@@ -36,14 +38,14 @@ impl OpenAiAdaptor {
     /// Fails only if the HTTP client cannot be built.
     pub fn new(
         base_url: impl Into<String>,
-        api_key: Option<String>,
+        api_key: Option<Secret>,
         model: impl Into<String>,
         http: HttpOptions,
     ) -> Result<Self, AiError> {
         let base = base_url.into();
         Ok(Self {
-            client: ModelClient::new(api_key, KeyHeader::Bearer, model.into(), http)?,
-            endpoint: format!("{}/chat/completions", base.trim_end_matches('/')),
+            client: ModelClient::new(&base, api_key, KeyHeader::Bearer, model.into(), http)?,
+            endpoint: BaseUrl::parse(&base).join("/chat/completions"),
         })
     }
 }

@@ -32,17 +32,19 @@ pub use decode::ResponsesDecoder;
 pub use request::{ResponsesOptions, build_request_body, build_request_body_with, build_text_body};
 
 use super::client::{KeyHeader, ModelClient};
+use super::endpoint::{BaseUrl, Endpoint};
 use super::http::HttpOptions;
 use super::replay::ReplayMemo;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
+use crate::protocol::Secret;
 use crate::protocol::Usage;
 
 /// A client for one model behind the OpenAI Responses API.
 #[derive(Debug, Clone)]
 pub struct ResponsesAdaptor {
     client: ModelClient,
-    endpoint: String,
+    endpoint: Endpoint,
     options: ResponsesOptions,
     reasoning: ReplayMemo<Vec<Value>>,
 }
@@ -56,16 +58,16 @@ impl ResponsesAdaptor {
     /// Fails only if the HTTP client cannot be built.
     pub fn new(
         base_url: impl Into<String>,
-        api_key: Option<String>,
+        api_key: Option<Secret>,
         model: impl Into<String>,
         http: HttpOptions,
     ) -> Result<Self, AiError> {
         let base = base_url.into();
         let model = model.into();
         Ok(Self {
-            endpoint: format!("{}/responses", base.trim_end_matches('/')),
+            endpoint: BaseUrl::parse(&base).join("/responses"),
             options: ResponsesOptions::for_model(&model),
-            client: ModelClient::new(api_key, KeyHeader::Bearer, model, http)?,
+            client: ModelClient::new(&base, api_key, KeyHeader::Bearer, model, http)?,
             reasoning: ReplayMemo::default(),
         })
     }

@@ -1,26 +1,30 @@
 //! `grep`: where known plain strings occur, as `path:line` plus the line.
 //!
-//! ripgrep's own libraries do the work: the parallel `ignore` walker (same
-//! filters as `tree`) and `grep-searcher` with a literal, case-sensitive
-//! matcher. Binary files are skipped whole. At most [`MAX_MATCHES`] lines
+//! The walk goes beneath the session's [`Root`](crate::tool::fs::Root)
+//! through directory handles ([`walk_files`], the same filters as `tree`),
+//! in path order; each file is opened relative to the folder handle it was
+//! listed in (no symlink followed, never blocking) and searched by
+//! `grep-searcher` with a literal, case-sensitive matcher on a few worker
+//! threads. Binary files are skipped whole. At most [`MAX_MATCHES`] lines
 //! are reported, always the first ones by (path, line), so the same call
-//! gives the same output however the walker's threads interleave. A file
+//! gives the same output however the workers interleave; since files come
+//! in path order, the walk ends once no later file can change them. A file
 //! that cannot be read is noted and skipped; it never fails the call.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::Path;
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Mutex, PoisonError};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
-use ignore::{WalkBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::blocking::{self, StopFlag};
+use crate::tool::fs::walk::{Flow, WalkOrder, WalkedFile, walk_files};
+use crate::tool::fs::{FsRefusal, FsRefusalKind, RelPath, Root};
 use crate::tool::labelled::{Labelled, echo};
-use crate::tool::sandbox::resolve_in_cwd;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "grep";
@@ -79,13 +83,10 @@ impl Tool for GrepTool {
             return all_invalid(&skipped);
         }
         let scope_input = args.scope.as_deref().unwrap_or(".");
-        let scope = match resolve_in_cwd(&ctx.cwd, scope_input) {
+        let scope = match ctx.root.relative(scope_input) {
             Ok(scope) => scope,
             Err(refusal) => return refusal.into(),
         };
-        if !scope.absolute.is_dir() {
-            return scope_not_directory(scope_input);
-        }
         let matcher = match RegexMatcherBuilder::new()
             .fixed_strings(true)
             .line_terminator(Some(b'\n'))
@@ -95,17 +96,22 @@ impl Tool for GrepTool {
             Err(e) => return ToolOutput::error(format!("grep could not build its matcher: {e}")),
         };
 
-        let cwd = ctx.cwd.clone();
-        let root = scope.absolute.clone();
-        let searched =
-            blocking::run_blocking(&ctx.cancel, move |stop| search(&cwd, &root, &matcher, stop))
-                .await;
+        let root = ctx.root.clone();
+        let start = scope.clone();
+        let searched = blocking::run_blocking(&ctx.cancel, move |stop| {
+            search(&root, &start, &matcher, stop)
+        })
+        .await;
         let found = match searched {
-            Ok(Some(found)) => found,
-            Ok(None) => return blocking::cancelled(NAME),
+            Ok(Ok(Some(found))) => found,
+            Ok(Ok(None)) => return blocking::cancelled(NAME),
+            Ok(Err(refusal)) if refusal.kind == FsRefusalKind::NotDirectory => {
+                return scope_not_directory(scope_input);
+            }
+            Ok(Err(refusal)) => return refusal.into(),
             Err(interrupted) => return interrupted.into_output(NAME),
         };
-        ToolOutput::ok(render(&valid, &skipped, &scope.relative, &found))
+        ToolOutput::ok(render(&valid, &skipped, &scope.to_string(), &found))
     }
 }
 
@@ -191,71 +197,95 @@ impl Found {
     }
 }
 
-/// Searches every file under `root`. `None` when stopped.
-fn search(cwd: &Path, root: &Path, matcher: &RegexMatcher, stop: &StopFlag) -> Option<Found> {
+/// Searches every file under `start` beneath `root`. `None` when stopped.
+fn search(
+    root: &Root,
+    start: &RelPath,
+    matcher: &RegexMatcher,
+    stop: &StopFlag,
+) -> Result<Option<Found>, FsRefusal> {
     let found = Mutex::new(Found::default());
-    let walker = WalkBuilder::new(root)
-        .standard_filters(true)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .build_parallel();
-    walker.run(|| {
-        let found = &found;
-        let mut searcher = SearcherBuilder::new()
-            .binary_detection(BinaryDetection::quit(0))
-            .line_number(true)
-            .build();
-        Box::new(move |entry| {
-            if stop.is_set() {
-                return WalkState::Quit;
-            }
-            let lock = || found.lock().unwrap_or_else(PoisonError::into_inner);
-            let Ok(entry) = entry else {
-                lock().unreadable += 1;
-                return WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            let Some(path) = relative_display(cwd, entry.path()) else {
-                return WalkState::Continue;
-            };
+    let lock = || found.lock().unwrap_or_else(PoisonError::into_inner);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    let (files, queue) = sync_channel::<WalkedFile>(256);
+    let queue = Mutex::new(queue);
+    let walked = std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| search_files(&queue, matcher, &found, stop));
+        }
+        let walked = walk_files(root, start, WalkOrder::Path, &|| stop.is_set(), |file| {
+            let path = file.rel.to_string();
             if lock().is_full_before(&path) {
+                // Files come in path order: none after this one can count.
                 lock().truncated = true;
-                return WalkState::Continue;
+                return Flow::Stop;
             }
-            let mut sink = FileSink {
-                stop,
-                lines: Vec::new(),
-                binary: false,
-            };
-            match searcher.search_path(matcher, entry.path(), &mut sink) {
-                Err(_) => lock().unreadable += 1,
-                Ok(()) if sink.binary => {}
-                Ok(()) => {
-                    if sink.lines.len() > MAX_MATCHES {
-                        lock().truncated = true;
-                    }
-                    lock().merge(&path, sink.lines);
-                }
+            match files.send(file) {
+                Ok(()) => Flow::Continue,
+                Err(_) => Flow::Stop,
             }
-            WalkState::Continue
-        })
-    });
+        });
+        drop(files);
+        walked
+    })?;
     if stop.is_set() {
-        return None;
+        return Ok(None);
     }
-    Some(found.into_inner().unwrap_or_else(PoisonError::into_inner))
+    let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    found.unreadable += walked.unreadable;
+    Ok(Some(found))
 }
 
-fn relative_display(cwd: &Path, path: &Path) -> Option<String> {
-    let relative = path.strip_prefix(cwd).ok()?;
-    let parts: Vec<String> = relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    Some(parts.join("/"))
+/// One worker: searches files from `queue` until it is empty and closed.
+fn search_files(
+    queue: &Mutex<Receiver<WalkedFile>>,
+    matcher: &RegexMatcher,
+    found: &Mutex<Found>,
+    stop: &StopFlag,
+) {
+    let lock = || found.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut searcher = SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .build();
+    loop {
+        let next = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok(file) = next else { return };
+        if stop.is_set() {
+            continue;
+        }
+        let path = file.rel.to_string();
+        if lock().is_full_before(&path) {
+            lock().truncated = true;
+            continue;
+        }
+        // Opened relative to the folder it was listed in, following nothing:
+        // a file swapped for a symlink or a FIFO since is skipped.
+        let opened = match file.dir.open_file(&file.name) {
+            Ok(Some(opened)) => opened,
+            Ok(None) => continue,
+            Err(_) => {
+                lock().unreadable += 1;
+                continue;
+            }
+        };
+        let mut sink = FileSink {
+            stop,
+            lines: Vec::new(),
+            binary: false,
+        };
+        match searcher.search_file(matcher, &opened.file, &mut sink) {
+            Err(_) => lock().unreadable += 1,
+            Ok(()) if sink.binary => {}
+            Ok(()) => {
+                let mut found = lock();
+                if sink.lines.len() > MAX_MATCHES {
+                    found.truncated = true;
+                }
+                found.merge(&path, sink.lines);
+            }
+        }
+    }
 }
 
 /// Collects one file's matching lines; gives up on binary files.

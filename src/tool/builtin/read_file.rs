@@ -15,8 +15,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::blocking::{self, StopFlag};
+use crate::tool::fs::{FileKind, FsRefusal, FsRefusalKind, OpenedFile, RelPath, Root};
 use crate::tool::labelled::Labelled;
-use crate::tool::sandbox::{resolve_in_cwd, resolve_in_roots};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "read_file";
@@ -72,25 +72,28 @@ impl Tool for ReadFileTool {
         if ctx.cancel.is_cancelled() {
             return blocking::cancelled(NAME);
         }
-        let file = match resolve_in_cwd(&ctx.cwd, &args.path) {
-            Ok(file) => file,
-            Err(refusal) => match resolve_in_roots(&ctx.read_roots, &args.path) {
-                Some(file) => file,
-                None => return refusal.into(),
-            },
+        let (root, rel, shown) = match locate(&ctx, &args.path) {
+            Ok(found) => found,
+            Err(refusal) => return refusal.into(),
         };
-        if let Some(refusal) = check_request(&file.absolute, &file.relative, &args) {
+        if let Some(refusal) = check_request(&shown, &args) {
             return refusal;
         }
         let request = Request {
-            relative: file.relative,
+            relative: shown,
             start_line: args.start_line,
             end_line: args.end_line,
             byte_offset: args.byte_offset,
         };
-        let path = file.absolute;
-        let read =
-            blocking::run_blocking(&ctx.cancel, move |stop| read(&path, &request, stop)).await;
+        // Opening is blocking work too (a slow or hung file system).
+        let read = blocking::run_blocking(&ctx.cancel, move |stop| {
+            let opened = match root.open_file(&rel) {
+                Ok(opened) => opened,
+                Err(refusal) => return Ok(Some(refused_open(&root, &rel, &request, refusal))),
+            };
+            read(opened, &request, stop)
+        })
+        .await;
         match read {
             Ok(Ok(Some(output))) => output,
             Ok(Ok(None)) => blocking::cancelled(NAME),
@@ -105,26 +108,58 @@ impl Tool for ReadFileTool {
     }
 }
 
-/// The checks that need no file content, in the seed's order.
-fn check_request(path: &Path, relative: &str, args: &ReadFileArgs) -> Option<ToolOutput> {
+/// Where a model-given path is: beneath the working directory, or (by
+/// absolute path) beneath a loaded skill's folder. The third value is the
+/// path as shown to the model.
+fn locate(ctx: &ToolContext, input: &str) -> Result<(Root, RelPath, String), FsRefusal> {
+    match ctx.root.relative(input) {
+        Ok(rel) => {
+            let shown = rel.to_string();
+            Ok((ctx.root.clone(), rel, shown))
+        }
+        Err(refusal) if refusal.kind == FsRefusalKind::Escape && Path::new(input).is_absolute() => {
+            ctx.read_roots
+                .iter()
+                .find_map(|root| {
+                    let rel = root.relative(input).ok()?;
+                    let shown = root
+                        .display_path()
+                        .join(rel.to_os_path())
+                        .display()
+                        .to_string();
+                    Some((root.clone(), rel, shown))
+                })
+                .ok_or(refusal)
+        }
+        Err(refusal) => Err(refusal),
+    }
+}
+
+/// The result for a path that did not open as a regular file: the seed's
+/// wording for directories and special files, else the refusal itself.
+fn refused_open(root: &Root, rel: &RelPath, request: &Request, refusal: FsRefusal) -> ToolOutput {
+    if refusal.kind != FsRefusalKind::NotRegular {
+        return refusal.into();
+    }
+    let is_dir = matches!(root.stat(rel), Ok(Some(id)) if id.kind() == FileKind::Directory);
+    let text = if is_dir {
+        Labelled::what("this is a directory, not a file")
+            .line("path", &request.relative)
+            .line(
+                "how",
+                "pass a file; use tree to list a directory or grep to find text",
+            )
+    } else {
+        Labelled::what("this is not a regular file (device, socket or pipe)")
+            .line("path", &request.relative)
+            .line("how", "read regular text files only")
+    };
+    ToolOutput::error(text.finish())
+}
+
+/// The checks of the arguments alone, in the seed's order.
+fn check_request(relative: &str, args: &ReadFileArgs) -> Option<ToolOutput> {
     let refuse = |text: Labelled| Some(ToolOutput::error(text.finish()));
-    if path.is_dir() {
-        return refuse(
-            Labelled::what("this is a directory, not a file")
-                .line("path", relative)
-                .line(
-                    "how",
-                    "pass a file; use tree to list a directory or grep to find text",
-                ),
-        );
-    }
-    if !path.is_file() {
-        return refuse(
-            Labelled::what("this is not a regular file (device, socket or pipe)")
-                .line("path", relative)
-                .line("how", "read regular text files only"),
-        );
-    }
     if let (Some(start), Some(end)) = (args.start_line, args.end_line) {
         if start > end {
             return refuse(
@@ -191,10 +226,10 @@ struct FileView<'a> {
     hint: Option<&'static str>,
 }
 
-/// Reads what `request` asks for. `None` when stopped.
-fn read(path: &Path, request: &Request, stop: &StopFlag) -> io::Result<Option<ToolOutput>> {
-    let mut file = File::open(path)?;
-    let size = file.metadata()?.len();
+/// Reads what `request` asks for from the opened file. `None` when stopped.
+fn read(opened: OpenedFile, request: &Request, stop: &StopFlag) -> io::Result<Option<ToolOutput>> {
+    let mut file = opened.file;
+    let size = opened.identity.size;
     let mut head = Vec::new();
     (&mut file)
         .take(BINARY_SNIFF_BYTES.min(size))

@@ -1,27 +1,23 @@
 //! `tree`: the project's file structure under a directory, with sizes.
 //!
-//! Walks with `ignore` using ripgrep's standard filters: `.gitignore`,
-//! `.ignore`, `.git/info/exclude` and the global git excludes are honoured,
-//! hidden entries (so `.git` too) are skipped, and symlinks are not followed
-//! (nor listed). Unlike ripgrep's default, `.gitignore` applies even when
-//! the directory is not inside a git repository (`require_git(false)`): a
-//! copied or unpacked project keeps its ignore rules. All matching files are
-//! ordered as they are displayed before the first `max_files` are kept, so
-//! the output is deterministic however the parallel walker's threads
-//! interleave; only those `max_files` are held in memory.
+//! Walks beneath the session's [`Root`](crate::tool::fs::Root) through
+//! directory handles ([`walk_files`]) with ripgrep's standard filters:
+//! `.gitignore`, `.ignore`, `.git/info/exclude` and the global git excludes
+//! are honoured, hidden entries (so `.git` too) are skipped, and symlinks
+//! are not followed (nor listed). `.gitignore` applies even when the
+//! directory is not inside a git repository: a copied or unpacked project
+//! keeps its ignore rules. The walk goes in display order, so the first
+//! `max_files` files it finds are the ones shown; only those are stat'ed
+//! (relative to the folder handle they were listed in), the rest are counted.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::fmt::Write;
-use std::path::Path;
-use std::sync::{Mutex, PoisonError};
 
-use ignore::{WalkBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::blocking::{self, StopFlag};
-use crate::tool::sandbox::{SafePath, resolve_in_cwd};
+use crate::tool::fs::walk::{Flow, WalkOrder, walk_files};
+use crate::tool::fs::{FileKind, FsRefusal, RelPath, Root};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "tree";
@@ -73,18 +69,20 @@ impl Tool for TreeTool {
         if ctx.cancel.is_cancelled() {
             return blocking::cancelled(NAME);
         }
-        let root = match resolve_in_cwd(&ctx.cwd, &args.path) {
-            Ok(root) => root,
+        let start = match ctx.root.relative(&args.path) {
+            Ok(start) => start,
             Err(refusal) => return refusal.into(),
         };
         let max_files = args.max_files.clamp(1, MAX_MAX_FILES) as usize;
-        let cwd = ctx.cwd.clone();
-        let walked =
-            blocking::run_blocking(&ctx.cancel, move |stop| walk(&cwd, &root, max_files, stop))
-                .await;
+        let root = ctx.root.clone();
+        let walked = blocking::run_blocking(&ctx.cancel, move |stop| {
+            walk(&root, &start, max_files, stop)
+        })
+        .await;
         match walked {
-            Ok(Some(listing)) => ToolOutput::ok(listing.render()),
-            Ok(None) => blocking::cancelled(NAME),
+            Ok(Ok(Some(listing))) => ToolOutput::ok(listing.render()),
+            Ok(Ok(None)) => blocking::cancelled(NAME),
+            Ok(Err(refusal)) => refusal.into(),
             Err(interrupted) => interrupted.into_output(NAME),
         }
     }
@@ -97,38 +95,6 @@ struct FileEntry {
     size: u64,
 }
 
-impl Ord for FileEntry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        display_order(&self.parts, &other.parts)
-    }
-}
-
-impl PartialOrd for FileEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// The order files appear in the tree: at each level directories before
-/// files, then by name (case-insensitive, ties by bytes).
-fn display_order(a: &[String], b: &[String]) -> Ordering {
-    for (depth, (x, y)) in a.iter().zip(b).enumerate() {
-        if x == y {
-            continue;
-        }
-        let x_is_dir = depth + 1 < a.len();
-        let y_is_dir = depth + 1 < b.len();
-        return y_is_dir.cmp(&x_is_dir).then_with(|| name_order(x, y));
-    }
-    a.len().cmp(&b.len())
-}
-
-fn name_order(x: &str, y: &str) -> Ordering {
-    let folded_x = x.chars().flat_map(char::to_lowercase);
-    let folded_y = y.chars().flat_map(char::to_lowercase);
-    folded_x.cmp(folded_y).then_with(|| x.cmp(y))
-}
-
 struct Listing {
     shown_path: String,
     files: Vec<FileEntry>,
@@ -136,76 +102,51 @@ struct Listing {
     unreadable: usize,
 }
 
-/// The files kept so far while the walker's threads report in.
-#[derive(Default)]
-struct Collector {
-    kept: BinaryHeap<FileEntry>,
-    total: usize,
-    unreadable: usize,
-}
-
-impl Collector {
-    /// Keeps `entry` if it is among the first `max_files` in display order.
-    fn offer(&mut self, entry: FileEntry, max_files: usize) {
-        self.total += 1;
-        if self.kept.len() >= max_files && self.kept.peek().is_some_and(|last| entry >= *last) {
-            return;
-        }
-        self.kept.push(entry);
-        if self.kept.len() > max_files {
-            self.kept.pop();
-        }
-    }
-}
-
-/// Walks `root` with the parallel walker, keeping the first `max_files`
-/// files in display order. `None` when stopped.
-fn walk(cwd: &Path, root: &SafePath, max_files: usize, stop: &StopFlag) -> Option<Listing> {
-    let collector = Mutex::new(Collector::default());
-    let walker = WalkBuilder::new(&root.absolute)
-        .standard_filters(true)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .build_parallel();
-    walker.run(|| {
-        let collector = &collector;
-        Box::new(move |entry| {
-            if stop.is_set() {
-                return WalkState::Quit;
+/// Walks `start` in display order, keeping the first `max_files` files.
+/// `None` when stopped.
+fn walk(
+    root: &Root,
+    start: &RelPath,
+    max_files: usize,
+    stop: &StopFlag,
+) -> Result<Option<Listing>, FsRefusal> {
+    let mut files = Vec::new();
+    let mut total = 0;
+    let mut unreadable = 0;
+    let summary = walk_files(root, start, WalkOrder::Display, &|| stop.is_set(), |file| {
+        if files.len() < max_files {
+            match file.dir.stat_entry(&file.name) {
+                // Only what is still a regular file in that folder is shown.
+                Ok(identity) if identity.kind() == FileKind::Regular => {
+                    let parts = file
+                        .rel
+                        .components()
+                        .map(|c| c.to_string_lossy().into_owned())
+                        .collect();
+                    files.push(FileEntry {
+                        parts,
+                        size: identity.size,
+                    });
+                }
+                Ok(_) => return Flow::Continue,
+                Err(_) => {
+                    unreadable += 1;
+                    return Flow::Continue;
+                }
             }
-            let lock = || collector.lock().unwrap_or_else(PoisonError::into_inner);
-            let Ok(entry) = entry else {
-                lock().unreadable += 1;
-                return WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            let Ok(relative) = entry.path().strip_prefix(cwd) else {
-                return WalkState::Continue;
-            };
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            let parts = relative
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            lock().offer(FileEntry { parts, size }, max_files);
-            WalkState::Continue
-        })
-    });
+        }
+        total += 1;
+        Flow::Continue
+    })?;
     if stop.is_set() {
-        return None;
+        return Ok(None);
     }
-    let collected = collector
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
-    Some(Listing {
-        shown_path: root.relative.clone(),
-        files: collected.kept.into_sorted_vec(),
-        total: collected.total,
-        unreadable: collected.unreadable,
-    })
+    Ok(Some(Listing {
+        shown_path: start.to_string(),
+        files,
+        total,
+        unreadable: unreadable + summary.unreadable,
+    }))
 }
 
 impl Listing {
@@ -259,24 +200,5 @@ impl Listing {
                 self.unreadable
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parts(path: &str) -> Vec<String> {
-        path.split('/').map(str::to_owned).collect()
-    }
-
-    #[test]
-    fn directories_come_before_files_at_each_level() {
-        let mut paths = vec!["z.txt", "a/b.txt", "B.txt", "a/c/d.txt", "a.txt", "b/x"];
-        paths.sort_by(|x, y| display_order(&parts(x), &parts(y)));
-        assert_eq!(
-            paths,
-            ["a/c/d.txt", "a/b.txt", "b/x", "a.txt", "B.txt", "z.txt"]
-        );
     }
 }

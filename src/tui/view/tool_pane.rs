@@ -161,7 +161,7 @@ pub fn short_args(call: &ToolCall) -> String {
             Value::Object(map) => {
                 let rest: serde_json::Map<String, Value> = map
                     .iter()
-                    .filter(|(k, _)| k.as_str() != "_intent")
+                    .filter(|(k, _)| k.as_str() != crate::protocol::INTENT_FIELD)
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
                 if rest.is_empty() {

@@ -1,0 +1,634 @@
+//! The Gemini adaptor: recorded-shape fixtures through the decoder (whole
+//! and split at every byte), and the adaptor against the mock server —
+//! what is sent, retries, refusals, cuts, cancellation, summaries, and the
+//! replay of call ids and thought signatures.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support;
+
+use std::time::Duration;
+
+use light_agent::ai::gemini::{self, CallIds, GeminiDecoder, SKIP_SIGNATURE_SENTINEL};
+use light_agent::ai::{
+    Adaptor, AiError, AiErrorKind, GeminiAdaptor, HttpOptions, RetryPolicy, StreamRequest,
+    TextRequest, WireDecoder,
+};
+use light_agent::protocol::{AgentEvent, Meta, ToolOutcome, ToolSpec, Usage};
+use serde_json::{Value, json};
+use support::adaptor_calls::{
+    assert_cancel_while_hanging_ends_fast, call_with_retries, collect_request, hello_request,
+    quick_retries,
+};
+use support::decoding::{
+    Decoded, assert_same_at_every_split, deltas_concat, finals, fixture, full_text,
+};
+use support::history::call;
+use support::{GeminiStream, MockModel, Reply};
+use tokio_util::sync::CancellationToken;
+
+const KEY: &str = "AIzaTEST-SECRET-4242";
+
+// ---------------------------------------------------------------- fixtures
+
+const SUCCESS_FIXTURES: [&str; 2] = [
+    "gemini_thought_tool_calls.sse",
+    "gemini_text_no_trailing_blank.sse",
+];
+const ERROR_FIXTURES: [&str; 1] = ["gemini_error_chunk.sse"];
+
+fn decode_cut(bytes: &[u8], cuts: &[usize]) -> Decoded {
+    support::decoding::decode_cut(
+        &mut GeminiDecoder::new(CallIds::with_token("t")),
+        bytes,
+        cuts,
+    )
+}
+
+#[test]
+fn thoughts_text_and_id_less_calls_decode_with_fresh_ids_and_usage() {
+    let (events, totals) = decode_cut(&fixture("gemini_thought_tool_calls.sse"), &[]);
+    assert_eq!(
+        finals(&events),
+        vec![
+            AgentEvent::Thought {
+                text: "**Planning** I need the layout and the entry point.".into(),
+                meta: Meta::default()
+            },
+            AgentEvent::Output {
+                text: "Let me look — ✓ first.".into(),
+                meta: Meta::default()
+            },
+            AgentEvent::ToolCalls {
+                calls: vec![
+                    call(
+                        "gemini_1_t",
+                        "tree",
+                        json!({"path": ".", "_intent": "see the layout"})
+                    ),
+                    call(
+                        "gemini_2_t",
+                        "grep",
+                        json!({"search_strs": ["fn main"], "_intent": "find main"})
+                    ),
+                ],
+                meta: Meta::default()
+            },
+        ]
+    );
+    let totals = totals.unwrap();
+    assert_eq!(
+        totals.usage,
+        Usage {
+            input: 1210,
+            output: 48 + 30,
+            total: 1288,
+            cached: Some(1024)
+        }
+    );
+    assert_eq!(totals.model.as_deref(), Some("gemini-2.5-pro"));
+}
+
+#[test]
+fn usage_on_the_last_chunk_only_and_no_final_blank_line() {
+    let (events, totals) = decode_cut(&fixture("gemini_text_no_trailing_blank.sse"), &[]);
+    assert_eq!(
+        finals(&events),
+        vec![AgentEvent::Output {
+            text: "Two plus two is **4**.".into(),
+            meta: Meta::default()
+        }]
+    );
+    assert_eq!(
+        totals.unwrap().usage,
+        Usage {
+            input: 9,
+            output: 8,
+            total: 17,
+            cached: None
+        }
+    );
+}
+
+#[test]
+fn an_error_chunk_ends_the_stream_with_a_retryable_provider_error() {
+    let (_, totals) = decode_cut(&fixture("gemini_error_chunk.sse"), &[]);
+    let err = totals.unwrap_err();
+    assert_eq!((err.kind, err.retryable), (AiErrorKind::Provider, true));
+    assert!(err.message.contains("overloaded"), "{err}");
+}
+
+#[test]
+fn every_fixture_decodes_identically_at_every_split_point() {
+    for name in SUCCESS_FIXTURES.into_iter().chain(ERROR_FIXTURES) {
+        assert_same_at_every_split(name, &fixture(name), decode_cut);
+    }
+}
+
+#[test]
+fn deltas_concatenate_to_the_full_events() {
+    for name in SUCCESS_FIXTURES {
+        let (events, _) = decode_cut(&fixture(name), &[]);
+        for thought in [true, false] {
+            assert_eq!(
+                deltas_concat(&events, thought),
+                full_text(&events, thought),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stream_cut_before_the_finish_reason_is_a_transport_error() {
+    let bytes = fixture("gemini_thought_tool_calls.sse");
+    let mut decoder = GeminiDecoder::new(CallIds::with_token("t"));
+    let mut events = Vec::new();
+    decoder
+        .feed(&bytes[..bytes.len() / 2], &mut events)
+        .unwrap();
+    let err = decoder.finish(&mut events).unwrap_err();
+    assert_eq!(err.kind, AiErrorKind::Transport);
+    assert!(decoder.saw_delta());
+}
+
+#[test]
+fn ids_keep_counting_across_turns_instead_of_repeating() {
+    let ids = CallIds::with_token("t");
+    let bytes = fixture("gemini_thought_tool_calls.sse");
+    let mut seen = Vec::new();
+    for _turn in 0..2 {
+        let mut decoder = GeminiDecoder::new(ids.clone());
+        let mut events = Vec::new();
+        decoder.feed(&bytes, &mut events).unwrap();
+        decoder.finish(&mut events).unwrap();
+        for event in events {
+            if let AgentEvent::ToolCalls { calls, .. } = event {
+                seen.extend(calls.into_iter().map(|c| c.id));
+            }
+        }
+    }
+    assert_eq!(
+        seen,
+        ["gemini_1_t", "gemini_2_t", "gemini_3_t", "gemini_4_t"]
+    );
+}
+
+#[test]
+fn blocked_prompts_withheld_answers_and_malformed_calls_are_errors() {
+    let cases = [
+        (
+            json!({"promptFeedback": {"blockReason": "SAFETY"}}),
+            AiErrorKind::Request,
+            false,
+        ),
+        (
+            json!({"candidates": [{"finishReason": "SAFETY", "index": 0}]}),
+            AiErrorKind::Request,
+            false,
+        ),
+        (
+            json!({"candidates": [{"finishReason": "MALFORMED_FUNCTION_CALL", "index": 0}]}),
+            AiErrorKind::Provider,
+            true,
+        ),
+        (
+            json!({"error": {"code": 400, "message": "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "status": "INVALID_ARGUMENT"}}),
+            AiErrorKind::ContextLength,
+            false,
+        ),
+    ];
+    for (chunk, kind, retryable) in cases {
+        let body = format!("data: {chunk}\r\n\r\n");
+        let (_, totals) = decode_cut(body.as_bytes(), &[]);
+        let err = totals.unwrap_err();
+        assert_eq!(
+            (err.kind, err.retryable),
+            (kind, retryable),
+            "{chunk}: {err}"
+        );
+    }
+}
+
+// ------------------------------------------------------------ mock server
+
+fn tools() -> Vec<ToolSpec> {
+    vec![ToolSpec {
+        name: "grep".into(),
+        description: "Search files.".into(),
+        schema: json!({"type": "object", "additionalProperties": false,
+            "properties": {"search_strs": {"type": "array", "items": {"type": "string"}}}}),
+    }]
+}
+
+fn request() -> StreamRequest {
+    StreamRequest {
+        tools: tools(),
+        ..hello_request()
+    }
+}
+
+fn adaptor(mock: &MockModel, model: &str) -> GeminiAdaptor {
+    GeminiAdaptor::new(mock.url(), Some(KEY.into()), model, HttpOptions::default())
+        .unwrap()
+        .with_call_ids(CallIds::with_token("t"))
+}
+
+async fn collect(adaptor: &dyn Adaptor) -> (Vec<AgentEvent>, Option<AiError>) {
+    collect_request(adaptor, request(), CancellationToken::new()).await
+}
+
+fn gemini_error(code: u16, status: &str, message: &str) -> Value {
+    json!({"error": {"code": code, "message": message, "status": status}})
+}
+
+#[tokio::test]
+async fn stream_posts_to_the_sse_endpoint_with_the_key_in_a_header_and_yields_events() {
+    let reply = GeminiStream::new()
+        .thought("Thinking it over.")
+        .text("Calling grep.")
+        .function_call("grep", json!({"search_strs": ["é"]}))
+        .usage(120, 30)
+        .into_reply()
+        .chunk_every(7);
+    let mock = MockModel::start([reply]).await;
+    let adaptor = adaptor(&mock, "gemini-2.5-pro");
+    let (events, error) = collect(&adaptor).await;
+    assert_eq!(error, None);
+    let kinds: Vec<&str> = events.iter().map(AgentEvent::kind).collect();
+    let first_full = kinds.iter().position(|k| *k == "thought").unwrap();
+    assert!(kinds[..first_full].iter().all(|k| k.ends_with("_delta")));
+    assert_eq!(
+        &kinds[first_full..],
+        ["thought", "output", "tool_calls", "agent_trace"]
+    );
+    match events.last().unwrap() {
+        AgentEvent::AgentTrace { usage, model, .. } => {
+            assert_eq!((usage.input, usage.output, usage.total), (120, 30, 150));
+            assert_eq!(model, "gemini-mock");
+        }
+        other => panic!("expected a trace, got {other:?}"),
+    }
+
+    let sent = &mock.requests()[0];
+    assert_eq!(sent.method, "POST");
+    assert_eq!(
+        sent.path,
+        "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+    );
+    assert_eq!(sent.header("x-goog-api-key"), Some(KEY));
+    assert!(
+        !sent.path.contains("SECRET"),
+        "the key never goes in the URL"
+    );
+    assert_eq!(sent.header("authorization"), None);
+    assert_eq!(
+        sent.body,
+        gemini::build_request_body("gemini-2.5-pro", &request())
+    );
+    assert_eq!(
+        sent.body["generationConfig"]["thinkingConfig"]["includeThoughts"],
+        true
+    );
+    assert_eq!(
+        sent.body["systemInstruction"]["parts"][0]["text"],
+        "You are terse."
+    );
+    assert!(
+        sent.body["tools"][0]["functionDeclarations"][0]["parameters"]
+            .get("additionalProperties")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn resource_exhausted_is_retried_then_succeeds() {
+    let mock = MockModel::start([
+        Reply::status(429).body_json(gemini_error(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Resource has been exhausted (e.g. check quota).",
+        )),
+        GeminiStream::new().text("All good.").into_reply(),
+    ])
+    .await;
+    let (result, retries) = call_with_retries(
+        &adaptor(&mock, "gemini-2.5-pro"),
+        &request(),
+        quick_retries(),
+    )
+    .await;
+    assert_eq!(retries, 1);
+    assert!(
+        result
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Output { text, .. } if text == "All good."))
+    );
+    assert_eq!(mock.request_count(), 2);
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_three_times_then_surface() {
+    let mock = MockModel::start((0..4).map(|_| {
+        Reply::status(500).body_json(gemini_error(
+            500,
+            "INTERNAL",
+            "An internal error has occurred.",
+        ))
+    }))
+    .await;
+    let (result, retries) = call_with_retries(
+        &adaptor(&mock, "gemini-2.5-pro"),
+        &request(),
+        quick_retries(),
+    )
+    .await;
+    let err = result.unwrap_err();
+    assert_eq!(
+        (err.kind, err.status, retries),
+        (AiErrorKind::Provider, Some(500), 3)
+    );
+    assert!(err.message.contains("internal error"), "{err}");
+    assert_eq!(mock.request_count(), 4);
+}
+
+#[tokio::test]
+async fn bad_keys_are_not_retried_and_never_echoed() {
+    for (status, body) in [
+        (
+            401,
+            gemini_error(
+                401,
+                "UNAUTHENTICATED",
+                &format!("Request had invalid credentials: {KEY}"),
+            ),
+        ),
+        (
+            400,
+            gemini_error(
+                400,
+                "INVALID_ARGUMENT",
+                "API key not valid. Please pass a valid API key.",
+            ),
+        ),
+    ] {
+        let mock = MockModel::start([
+            Reply::status(status).body_json(body),
+            GeminiStream::new().text("unused").into_reply(),
+        ])
+        .await;
+        let (result, retries) = call_with_retries(
+            &adaptor(&mock, "gemini-2.5-pro"),
+            &request(),
+            RetryPolicy::default(),
+        )
+        .await;
+        let err = result.unwrap_err();
+        assert_eq!(
+            (err.kind, err.retryable, retries),
+            (AiErrorKind::Request, false, 0),
+            "{err}"
+        );
+        assert!(err.message.contains("check your API key"), "{err}");
+        assert!(!err.message.contains("SECRET"), "{err}");
+        assert_eq!(mock.request_count(), 1);
+    }
+}
+
+#[tokio::test]
+async fn too_long_a_prompt_is_a_context_length_error() {
+    let body = gemini_error(
+        400,
+        "INVALID_ARGUMENT",
+        "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+    );
+    let mock = MockModel::start([Reply::status(400).body_json(body)]).await;
+    let (_, error) = collect(&adaptor(&mock, "gemini-2.5-pro")).await;
+    let err = error.unwrap();
+    assert_eq!(
+        (err.kind, err.retryable),
+        (AiErrorKind::ContextLength, false)
+    );
+}
+
+#[tokio::test]
+async fn a_cut_after_deltas_stays_retryable_and_a_cut_before_them_is_retried() {
+    let mock = MockModel::start([GeminiStream::new()
+        .text("one two three")
+        .into_reply()
+        .cut_after(2)])
+    .await;
+    let (events, error) = collect(&adaptor(&mock, "gemini-2.5-pro")).await;
+    assert_eq!(
+        events.iter().map(AgentEvent::kind).collect::<Vec<_>>(),
+        ["output_delta", "output_delta"]
+    );
+    let err = error.unwrap();
+    // The loop decides: it drops the partial answer from the screen and retries.
+    assert_eq!((err.kind, err.retryable), (AiErrorKind::Transport, true));
+
+    let mock = MockModel::start([
+        GeminiStream::new()
+            .text("never seen")
+            .into_reply()
+            .cut_after(0),
+        GeminiStream::new().text("second try").into_reply(),
+    ])
+    .await;
+    let (result, retries) = call_with_retries(
+        &adaptor(&mock, "gemini-2.5-pro"),
+        &request(),
+        quick_retries(),
+    )
+    .await;
+    assert_eq!(retries, 1);
+    assert!(
+        result
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Output { text, .. } if text == "second try"))
+    );
+}
+
+#[tokio::test]
+async fn cancel_while_the_server_hangs_ends_fast_and_closes_the_connection() {
+    let reply = GeminiStream::new()
+        .text("partial answer")
+        .into_reply()
+        .hang_after(1);
+    let mock = MockModel::start([reply]).await;
+    let adaptor = adaptor(&mock, "gemini-2.5-pro");
+    assert_cancel_while_hanging_ends_fast("gemini", &adaptor, request(), &mock).await;
+}
+
+#[tokio::test]
+async fn generate_text_uses_generate_content_and_skips_thoughts() {
+    let mock = MockModel::start([Reply::json(json!({
+        "candidates": [{"content": {"role": "model", "parts": [
+            {"text": "Planning.", "thought": true}, {"text": "Summary "}, {"text": "text."}]},
+            "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 40, "candidatesTokenCount": 6, "thoughtsTokenCount": 4,
+                          "totalTokenCount": 50, "cachedContentTokenCount": 8},
+    }))])
+    .await;
+    let req = TextRequest {
+        system_prompt: "Summarise.".into(),
+        prompt: "history".into(),
+    };
+    let answer = adaptor(&mock, "gemini-2.5-flash")
+        .generate_text(req.clone())
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "Summary text.");
+    assert_eq!(
+        answer.usage,
+        Usage {
+            input: 40,
+            output: 10,
+            total: 50,
+            cached: Some(8)
+        }
+    );
+    let sent = &mock.requests()[0];
+    assert_eq!(sent.path, "/v1beta/models/gemini-2.5-flash:generateContent");
+    assert_eq!(sent.header("x-goog-api-key"), Some(KEY));
+    assert_eq!(sent.body, gemini::build_text_body(&req));
+}
+
+#[tokio::test]
+async fn generate_text_errors_are_classified() {
+    let mock = MockModel::start([Reply::status(503)
+        .body_json(gemini_error(503, "UNAVAILABLE", "The model is overloaded."))
+        .retry_after(2)])
+    .await;
+    let err = adaptor(&mock, "gemini-2.5-flash")
+        .generate_text(TextRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.kind, err.retryable, err.retry_after),
+        (AiErrorKind::Provider, true, Some(Duration::from_secs(2)))
+    );
+}
+
+/// `history` plus one step the adaptor produced (as step `step` of turn
+/// 1), each of its calls answered "ok".
+fn follow_up(history: &[AgentEvent], step: u32, produced: &[AgentEvent]) -> StreamRequest {
+    let mut events = history.to_vec();
+    for event in produced {
+        match event {
+            AgentEvent::ToolCalls { calls, .. } => {
+                events.push(AgentEvent::ToolCalls {
+                    calls: calls.clone(),
+                    meta: Meta::new(1, step),
+                });
+                for call in calls {
+                    events.push(AgentEvent::ToolResult {
+                        outcome: ToolOutcome {
+                            id: call.id.clone(),
+                            name: call.name.clone(),
+                            result: "ok".into(),
+                            is_error: false,
+                        },
+                        meta: Meta::new(1, step),
+                    });
+                }
+            }
+            AgentEvent::Output { text, .. } => events.push(AgentEvent::Output {
+                text: text.clone(),
+                meta: Meta::new(1, step),
+            }),
+            _ => {}
+        }
+    }
+    StreamRequest {
+        events,
+        ..request()
+    }
+}
+
+fn call_parts(body: &Value) -> Vec<Value> {
+    body["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap().clone())
+        .filter(|p| p.get("functionCall").is_some())
+        .collect()
+}
+
+#[tokio::test]
+async fn thought_signatures_are_echoed_and_ids_stay_unique_across_steps() {
+    let signed = GeminiStream::new()
+        .signed_function_call("grep", json!({"search_strs": ["a"]}), "SIG-ONE")
+        .function_call("tree", json!({}))
+        .into_reply();
+    let second = GeminiStream::new()
+        .function_call("grep", json!({"search_strs": ["b"]}))
+        .into_reply();
+    let mock = MockModel::start([
+        signed,
+        second,
+        GeminiStream::new().text("done").into_reply(),
+    ])
+    .await;
+    let adaptor = adaptor(&mock, "gemini-3-pro-preview");
+
+    let (first, error) = collect(&adaptor).await;
+    assert_eq!(error, None);
+    let req2 = follow_up(&request().events, 1, &first);
+    let (second, error) = collect_request(&adaptor, req2.clone(), CancellationToken::new()).await;
+    assert_eq!(error, None);
+    let req3 = follow_up(&req2.events, 2, &second);
+    let (_, error) = collect_request(&adaptor, req3, CancellationToken::new()).await;
+    assert_eq!(error, None);
+
+    let requests = mock.requests();
+    let parts = call_parts(&requests[1].body);
+    assert_eq!(parts.len(), 2);
+    assert_eq!(
+        parts[0]["thoughtSignature"], "SIG-ONE",
+        "the real signature is replayed"
+    );
+    assert!(parts[1].get("thoughtSignature").is_none(), "{}", parts[1]);
+    let ids: Vec<String> = call_parts(&requests[2].body)
+        .iter()
+        .map(|p| p["functionCall"]["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, ["gemini_1_t", "gemini_2_t", "gemini_3_t"]);
+    let third_step_first_call = &call_parts(&requests[2].body)[2];
+    assert_eq!(
+        third_step_first_call["thoughtSignature"], SKIP_SIGNATURE_SENTINEL,
+        "an unsigned step gets the documented sentinel on Gemini 3"
+    );
+    let responses: Vec<String> = requests[1].body["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap().clone())
+        .filter_map(|p| p["functionResponse"]["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        responses,
+        ["gemini_1_t", "gemini_2_t"],
+        "results in call order"
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_splits_give_the_same_events(
+        which in 0..SUCCESS_FIXTURES.len() + ERROR_FIXTURES.len(),
+        raw_cuts in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..40),
+    ) {
+        let name = SUCCESS_FIXTURES.iter().chain(ERROR_FIXTURES.iter()).nth(which).copied().unwrap();
+        let bytes = fixture(name);
+        let mut cuts: Vec<usize> = raw_cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+        cuts.sort_unstable();
+        let whole = decode_cut(&bytes, &[]);
+        let split = decode_cut(&bytes, &cuts);
+        proptest::prop_assert_eq!(split.0, whole.0);
+        proptest::prop_assert_eq!(split.1, whole.1);
+    }
+}

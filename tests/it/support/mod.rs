@@ -1,0 +1,28 @@
+//! Test support shared by the integration tests (`crate::support`).
+//!
+//! - [`mock_model`]: a scripted model provider on 127.0.0.1 for every wire
+//!   format, recording every request.
+//! - [`streams`]: builders for its OpenAI and Anthropic SSE replies.
+//! - [`vendor_streams`]: builders for its Gemini and OpenAI Responses SSE replies.
+//! - [`adaptor_calls`]: one call through an adaptor, collected, and the
+//!   loop's retry rule around it.
+//! - [`decoding`]: SSE fixtures through a decoder, whole or cut.
+//! - [`history`]: typical histories built event by event.
+//! - [`agent_harness`]: an agent over the mock in a small demo repo.
+//! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
+//! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
+#![allow(dead_code, unused_imports)]
+
+pub mod adaptor_calls;
+pub mod agent_harness;
+pub mod bounded;
+pub mod child_env;
+pub mod decoding;
+pub mod history;
+pub mod mock_model;
+pub mod streams;
+pub mod vendor_streams;
+
+pub use mock_model::{MockModel, RecordedRequest, Reply};
+pub use streams::{AnthropicStream, OpenAiStream};
+pub use vendor_streams::{GeminiStream, ResponsesStream};

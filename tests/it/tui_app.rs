@@ -1,0 +1,475 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! View-model harness: event sequences in, ops and committed lines out.
+
+use crate::tui_support;
+
+use std::time::Instant;
+
+use crossterm::event::{Event, KeyCode, KeyModifiers};
+use light_agent::protocol::{AgentEvent, StopCause};
+use light_agent::tui::view::status_line::Activity;
+use light_agent::tui::{AppMsg, Op, SessionRow, TuiOptions, UiInput};
+use tui_support::*;
+
+#[test]
+fn typing_and_enter_sends_a_prompt_and_the_turn_streams_into_scrollback() {
+    let (mut app, t0) = app(60, 20);
+    type_text(&mut app, "hello");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.take_ops(), [Op::Prompt("hello".into())]);
+    assert_eq!(app.composer_text(), "");
+    assert_eq!(app.activity(), Activity::Thinking);
+
+    ev(&mut app, user_input("hello"));
+    assert_eq!(committed(&mut app), ["› hello"]);
+    stream_thought(&mut app, "Look for main.\nThen answer.", 2);
+    assert!(
+        committed(&mut app).is_empty(),
+        "thoughts stay live while streaming"
+    );
+    at(&mut app, t0, 3.0);
+    stream_output(&mut app, "First line.\nSecond", 2);
+    assert_eq!(
+        committed(&mut app),
+        [
+            "",
+            "• thought for 3.0s",
+            "  Look for main.",
+            "  Then answer.",
+            "",
+            "First line."
+        ]
+    );
+    stream_output(&mut app, " line.", 2);
+    assert!(
+        committed(&mut app).is_empty(),
+        "an incomplete line is never committed"
+    );
+    ev(
+        &mut app,
+        AgentEvent::Output {
+            text: "First line.\nSecond line.".into(),
+            meta: meta(),
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::Thought {
+            text: "Look for main.\nThen answer.".into(),
+            meta: meta(),
+        },
+    );
+    assert_eq!(
+        committed(&mut app),
+        ["Second line."],
+        "the full thought is not printed twice"
+    );
+    ev(&mut app, stop(StopCause::Done));
+    assert_eq!(app.activity(), Activity::Idle);
+    assert!(committed(&mut app).is_empty());
+}
+
+#[test]
+fn hundred_thousand_deltas_commit_exactly_the_full_text() {
+    let paragraph = |i: usize| {
+        format!("Paragraph {i} says something useful.\nIt has a second line, number {i}.\n\n")
+    };
+    let mut text = String::new();
+    let mut n = 0;
+    while text.chars().count() < 200_000 {
+        text.push_str(&paragraph(n));
+        n += 1;
+    }
+    let text: String = text.chars().take(200_000).collect();
+    let (mut streamed, _) = app(120, 30);
+    ev(&mut streamed, user_input("go"));
+    streamed.take_committed();
+    let started = Instant::now();
+    stream_output(&mut streamed, &text, 2);
+    ev(
+        &mut streamed,
+        AgentEvent::Output {
+            text: text.clone(),
+            meta: meta(),
+        },
+    );
+    println!("100k deltas processed in {:?}", started.elapsed());
+    let streamed_lines = committed(&mut streamed);
+
+    let (mut one_shot, _) = app(120, 30);
+    ev(&mut one_shot, user_input("go"));
+    one_shot.take_committed();
+    ev(
+        &mut one_shot,
+        AgentEvent::Output {
+            text: text.clone(),
+            meta: meta(),
+        },
+    );
+    assert_eq!(streamed_lines, committed(&mut one_shot));
+
+    let expected: Vec<&str> = text.trim_end().lines().collect();
+    assert_eq!(
+        streamed_lines[0], "",
+        "a blank line separates the answer from the prompt"
+    );
+    assert_eq!(streamed_lines[1..], expected[..]);
+}
+
+#[test]
+fn esc_while_running_interrupts_and_the_stop_makes_the_ui_idle() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "go");
+    key(&mut app, KeyCode::Enter);
+    ev(&mut app, user_input("go"));
+    stream_output(&mut app, "partial answ", 2);
+    app.take_ops();
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.take_ops(), [Op::Interrupt]);
+    app.take_committed();
+    ev(
+        &mut app,
+        AgentEvent::AgentStop {
+            cause: StopCause::User,
+            message: String::new(),
+            meta: meta(),
+        },
+    );
+    assert_eq!(app.activity(), Activity::Idle);
+    assert_eq!(
+        committed(&mut app),
+        ["", "partial answ", "", "⚠ interrupted"]
+    );
+    key(&mut app, KeyCode::Esc);
+    assert!(app.take_ops().is_empty(), "Esc when idle sends nothing");
+}
+
+#[test]
+fn prompts_sent_while_running_show_as_queued_until_their_input_arrives() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "first");
+    key(&mut app, KeyCode::Enter);
+    ev(&mut app, user_input("first"));
+    type_text(&mut app, "second");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.take_ops(),
+        [Op::Prompt("first".into()), Op::Prompt("second".into())]
+    );
+    assert_eq!(app.queued(), ["second"]);
+    assert!(screen(&mut app, 60, 20).contains("queued › second"));
+    ev(&mut app, stop(StopCause::Done));
+    ev(&mut app, user_input("second"));
+    assert!(app.queued().is_empty());
+}
+
+#[test]
+fn queued_prompts_returned_after_an_interrupt_fill_the_composer() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "first");
+    key(&mut app, KeyCode::Enter);
+    ev(&mut app, user_input("first"));
+    type_text(&mut app, "second");
+    key(&mut app, KeyCode::Enter);
+    type_text(&mut app, "draft");
+    ev(&mut app, stop(StopCause::User));
+    input(&mut app, UiInput::QueuedReturned(vec!["second".into()]));
+    assert!(app.queued().is_empty());
+    assert_eq!(app.composer_text(), "second\ndraft");
+}
+
+#[test]
+fn ctrl_c_interrupts_then_clears_then_quits_on_a_second_press() {
+    let (mut app, t0) = app(60, 20);
+    type_text(&mut app, "go");
+    key(&mut app, KeyCode::Enter);
+    app.take_ops();
+    key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(app.take_ops(), [Op::Interrupt]);
+    ev(&mut app, stop(StopCause::User));
+    at(&mut app, t0, 2.0);
+    type_text(&mut app, "text");
+    key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(app.composer_text(), "");
+    assert!(!app.should_quit());
+    at(&mut app, t0, 4.0);
+    key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(
+        !app.should_quit(),
+        "a single press on an empty composer only warns"
+    );
+    at(&mut app, t0, 4.5);
+    key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(app.should_quit());
+}
+
+#[test]
+fn ctrl_d_quits_only_on_an_empty_composer() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "x");
+    key_mod(&mut app, KeyCode::Char('d'), KeyModifiers::CONTROL);
+    assert!(!app.should_quit());
+    key(&mut app, KeyCode::Backspace);
+    key_mod(&mut app, KeyCode::Char('d'), KeyModifiers::CONTROL);
+    assert!(app.should_quit());
+}
+
+#[test]
+fn newline_keys_break_lines_and_paste_is_one_block() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "a");
+    key_mod(&mut app, KeyCode::Enter, KeyModifiers::ALT);
+    type_text(&mut app, "b");
+    key_mod(&mut app, KeyCode::Enter, KeyModifiers::SHIFT);
+    type_text(&mut app, "c");
+    key_mod(&mut app, KeyCode::Char('j'), KeyModifiers::CONTROL);
+    app.update(AppMsg::Terminal(Event::Paste("x\r\ny".into())));
+    assert_eq!(app.composer_text(), "a\nb\nc\nx\ny");
+    assert!(app.take_ops().is_empty());
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.take_ops(), [Op::Prompt("a\nb\nc\nx\ny".into())]);
+}
+
+#[test]
+fn slash_commands_become_ops() {
+    let (mut app, _) = app(60, 20);
+    let cases: Vec<(&str, Op)> = vec![
+        ("/new", Op::NewSession),
+        ("/compact", Op::Compact),
+        ("/model gpt-x", Op::SetModel("gpt-x".into())),
+        ("/status", Op::Status),
+        ("/tools", Op::Tools),
+        ("/skills", Op::Skills),
+        (
+            "/title Fix the parser",
+            Op::SetTitle("Fix the parser".into()),
+        ),
+        ("/export", Op::Export(None)),
+        ("/export out.md", Op::Export(Some("out.md".into()))),
+        ("/sessions", Op::ListSessions { all_cwds: true }),
+        ("/resume", Op::ListSessions { all_cwds: false }),
+    ];
+    for (text, op) in cases {
+        type_text(&mut app, text);
+        key(&mut app, KeyCode::Enter);
+        assert_eq!(app.take_ops(), [op], "{text}");
+    }
+    type_text(&mut app, "/comp");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.take_ops(),
+        [Op::Compact],
+        "Enter runs the selected completion"
+    );
+    type_text(&mut app, "/mo");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.composer_text(), "/model ");
+    type_text(&mut app, "m2");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.take_ops(), [Op::SetModel("m2".into())]);
+    type_text(&mut app, "/quit");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.should_quit());
+}
+
+#[test]
+fn the_resume_picker_filters_and_resumes_the_chosen_session() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "/resume");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.take_ops(), [Op::ListSessions { all_cwds: false }]);
+    let row = |id: &str, title: &str| SessionRow {
+        id: id.into(),
+        title: title.into(),
+        cwd: "/repo".into(),
+        updated_at: NOW_MS - 3_600_000,
+        turns: 3,
+    };
+    input(
+        &mut app,
+        UiInput::Sessions(vec![
+            row("aaaa1111", "fix parser"),
+            row("bbbb2222", "write docs"),
+        ]),
+    );
+    type_text(&mut app, "docs");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.take_ops(), [Op::Resume("bbbb2222".into())]);
+    assert_eq!(app.composer_text(), "", "typing went to the filter");
+}
+
+#[test]
+fn up_recalls_earlier_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = TuiOptions {
+        history_path: Some(dir.path().join("history.jsonl")),
+        ..TuiOptions::default()
+    };
+    let (mut app, _) = app_with(opts.clone(), 60, 20);
+    type_text(&mut app, "earlier");
+    key(&mut app, KeyCode::Enter);
+    let (mut app, _) = app_with(opts, 60, 20);
+    key(&mut app, KeyCode::Up);
+    assert_eq!(app.composer_text(), "earlier");
+}
+
+#[test]
+fn tool_panes_commit_in_call_order_with_intent_args_and_preview() {
+    let (mut app, t0) = app(80, 20);
+    ev(&mut app, user_input("q"));
+    app.take_committed();
+    let mut second = grep_call("c2");
+    second.name = "read_file".into();
+    second.args = serde_json::json!({"path": "src/main.rs", "start_line": 1, "end_line": 40});
+    ev(
+        &mut app,
+        AgentEvent::ToolCalls {
+            calls: vec![grep_call("c1"), second],
+            meta: meta(),
+        },
+    );
+    assert_eq!(app.activity(), Activity::RunningTools(2));
+    at(&mut app, t0, 0.5);
+    ev(&mut app, result("c2", "read_file", "fn main() {}", false));
+    assert!(
+        committed(&mut app).is_empty(),
+        "the second pane waits for the first"
+    );
+    assert_eq!(app.activity(), Activity::RunningTools(1));
+    at(&mut app, t0, 1.2);
+    let lines: Vec<String> = (1..=8).map(|i| format!("src/f{i}.rs:1: hit")).collect();
+    ev(&mut app, result("c1", "grep", &lines.join("\n"), false));
+    assert_eq!(
+        committed(&mut app),
+        [
+            "",
+            "✓ grep \"fn main\", \"Tool\" in src · 1.2s",
+            "  ↳ find the entry point",
+            "  │ src/f1.rs:1: hit",
+            "  │ src/f2.rs:1: hit",
+            "  │ src/f3.rs:1: hit",
+            "  │ src/f4.rs:1: hit",
+            "  │ src/f5.rs:1: hit",
+            "  │ +3 lines",
+            "",
+            "✓ read_file src/main.rs:1-40 · 0.5s",
+            "  │ fn main() {}",
+        ]
+    );
+    assert_eq!(app.activity(), Activity::Thinking);
+}
+
+#[test]
+fn a_resumed_session_prints_its_header_and_recent_turns() {
+    let (mut app, _) = app(60, 20);
+    let header = light_agent::tui::SessionHeader {
+        id: "0123456789abcdef".into(),
+        title: "Parser work".into(),
+        updated_at: NOW_MS - 2 * 86_400_000,
+        turns: 4,
+        note: None,
+    };
+    let recent = vec![
+        user_input("what is here?"),
+        AgentEvent::Output {
+            text: "A **parser**.".into(),
+            meta: meta(),
+        },
+        stop(StopCause::Done),
+    ];
+    input(&mut app, UiInput::Session { header, recent });
+    assert_eq!(
+        committed(&mut app),
+        [
+            "── Parser work · 89abcdef · 2d ago · 4 turns",
+            "",
+            "› what is here?",
+            "",
+            "A parser."
+        ]
+    );
+    assert_eq!(app.activity(), Activity::Idle);
+}
+
+#[test]
+fn a_hundred_thousand_line_transcript_opens_at_once() {
+    let (mut app, _) = app(100, 40);
+    let body: String = (0..100_000).map(|i| format!("line {i}\n")).collect();
+    ev(&mut app, user_input("dump"));
+    ev(&mut app, result("c1", "tree", &body, false));
+    ev(&mut app, stop(StopCause::Done));
+    app.take_committed();
+    let started = Instant::now();
+    key_mod(&mut app, KeyCode::Char('t'), KeyModifiers::CONTROL);
+    let text = screen(&mut app, 100, 40);
+    let took = started.elapsed();
+    println!("opened and drew a 100k-line transcript in {took:?}");
+    assert!(app.overlay_open());
+    assert!(text.contains("line 99999"), "{text}");
+    key(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "line 5000");
+    key(&mut app, KeyCode::Enter);
+    let text = screen(&mut app, 100, 40);
+    assert!(text.lines().any(|l| l == "line 5000"), "{text}");
+    key(&mut app, KeyCode::Char('q'));
+    assert!(!app.overlay_open());
+}
+
+#[test]
+fn the_transcript_opened_during_a_stream_follows_it_regression_frozen_snapshot() {
+    let (mut app, _) = app(60, 12);
+    ev(&mut app, user_input("stream"));
+    stream_output(&mut app, "first line\nsecond li", 3);
+    key_mod(&mut app, KeyCode::Char('t'), KeyModifiers::CONTROL);
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("second li"), "{text}");
+    stream_output(&mut app, "ne\nthird line\n", 3);
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("third line"), "{text}");
+    ev(
+        &mut app,
+        AgentEvent::Output {
+            text: "first line\nsecond line\nthird line\nthe end".into(),
+            meta: meta(),
+        },
+    );
+    ev(&mut app, stop(StopCause::Done));
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("the end"), "{text}");
+    assert_eq!(text.matches("third line").count(), 1, "{text}");
+}
+
+#[test]
+fn wide_graphemes_leave_nothing_behind_in_the_live_area_regression_stray_flag() {
+    use light_agent::tui::runner::Screen;
+    let (mut app, _) = app(40, 12);
+    let mut screen = Screen::new(VtScreen::new(40, 12)).unwrap();
+    type_text(&mut app, "ab🇵🇱👨‍👩‍👧你好cd");
+    screen.draw(&mut app).unwrap();
+    assert!(
+        screen.surface().text().contains("ab🇵🇱"),
+        "{}",
+        screen.surface().text()
+    );
+    while app.composer_text() != "ab" {
+        key(&mut app, KeyCode::Backspace);
+    }
+    screen.draw(&mut app).unwrap();
+    let text = screen.surface().text();
+    for stray in ['🇵', '🇱', '👨', '你', 'c'] {
+        assert!(!text.contains(stray), "{stray} left behind:\n{text}");
+    }
+    assert!(text.contains("› ab"), "{text}");
+}
+
+#[test]
+fn below_twenty_by_six_the_live_area_says_the_terminal_is_too_small() {
+    let (mut small, _) = app(18, 5);
+    type_text(&mut small, "draft");
+    let text = screen(&mut small, 18, 5);
+    assert_eq!(text.trim(), "terminal too small");
+    let (mut enough, _) = app(20, 6);
+    type_text(&mut enough, "draft");
+    let text = screen(&mut enough, 20, 6);
+    assert!(text.contains("› draft"), "{text}");
+}

@@ -1,0 +1,441 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Snapshots of what the screen shows (committed scrollback above the live
+//! area) for every cell kind and widget, at 40 and 200 columns.
+
+use crate::tui_support;
+
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+use light_agent::protocol::{AgentEvent, Meta, StopCause, ToolCall};
+use light_agent::tui::{
+    App, NoticeLevel, RuntimeStatus, SessionHeader, SessionRow, TuiOptions, UiInput,
+};
+use serde_json::json;
+use tui_support::*;
+
+const WIDTHS: [u16; 2] = [40, 200];
+
+type Setup = dyn Fn(&mut App, std::time::Instant);
+
+fn snap(name: &str, setup: impl Fn(&mut App, std::time::Instant)) {
+    snap_with(name, TuiOptions::default(), setup);
+}
+
+fn snap_with(name: &str, opts: TuiOptions, setup: impl Fn(&mut App, std::time::Instant)) {
+    snap_sized(name, opts, None, setup);
+}
+
+fn snap_sized(
+    name: &str,
+    opts: TuiOptions,
+    rows: Option<u16>,
+    setup: impl Fn(&mut App, std::time::Instant),
+) {
+    for width in WIDTHS {
+        let height = rows.unwrap_or(if width == 40 { 24 } else { 16 });
+        let (mut app, t0) = app_with(opts.clone(), width, height);
+        input(&mut app, UiInput::Status(status()));
+        setup(&mut app, t0);
+        let text = screen(&mut app, width, height);
+        insta::assert_snapshot!(format!("{name}_{width}"), text);
+    }
+}
+
+fn status() -> RuntimeStatus {
+    RuntimeStatus {
+        model: "claude-sonnet".into(),
+        provider: "anthropic".into(),
+        context_window: 200_000,
+        window_tokens: 50_000,
+        queued: 0,
+        session_id: "5f3a9c21-77aa-4d1e".into(),
+        is_running: false,
+    }
+}
+
+fn start_turn(app: &mut App, prompt: &str) {
+    type_text(app, prompt);
+    key(app, KeyCode::Enter);
+    ev(app, user_input(prompt));
+}
+
+#[test]
+fn user_cell() {
+    snap("user_cell", |app, _| {
+        ev(
+            app,
+            user_input("Explain the parser module and list its public types, please"),
+        );
+        ev(app, stop(StopCause::Done));
+    });
+}
+
+#[test]
+fn cjk_prompt_and_composer() {
+    snap("cjk_prompt", |app, _| {
+        ev(
+            app,
+            user_input("请解释这个模块的作用，并列出所有公共类型和它们的用途"),
+        );
+        ev(app, stop(StopCause::Done));
+        type_text(app, "继续：日本語のテキストも正しく折り返す");
+    });
+}
+
+#[test]
+fn thought_cell_live_and_collapsed() {
+    snap("thought_live", |app, t0| {
+        start_turn(app, "why?");
+        stream_thought(
+            app,
+            "The user asks why.\nI should check the loop.\nThen the tools.\nAnd the summary.",
+            2,
+        );
+        at(app, t0, 2.5);
+    });
+    snap("thought_done", |app, t0| {
+        start_turn(app, "why?");
+        stream_thought(
+            app,
+            "The user asks why.\nI should check the loop.\nThen the tools.",
+            2,
+        );
+        at(app, t0, 4.0);
+        stream_output(app, "Because the loop", 2);
+    });
+}
+
+#[test]
+fn output_cell_markdown() {
+    let md = "# Parser\n\nThe **parser** turns `tokens` into a tree; see [docs](https://example.com/p).\n\n\
+              - lexing\n- parsing\n  - recovery\n\n1. read\n2. build\n\n> quoted note\n\n\
+              ```rust\nfn parse(s: &str) -> Tree {\n    todo!()\n}\n```\n\n| type | role |\n|---|---|\n| Tree | output |\n| Token | input |\n\n---\ndone";
+    snap_sized(
+        "output_markdown",
+        TuiOptions::default(),
+        Some(44),
+        |app, _| {
+            ev(app, user_input("describe"));
+            ev(
+                app,
+                AgentEvent::Output {
+                    text: md.into(),
+                    meta: meta(),
+                },
+            );
+            ev(app, stop(StopCause::Done));
+        },
+    );
+}
+
+#[test]
+fn output_streaming_tail_is_live() {
+    snap("output_streaming", |app, t0| {
+        start_turn(app, "go");
+        at(app, t0, 1.0);
+        stream_output(app, "Line one is complete.\nLine two is still stre", 2);
+    });
+}
+
+fn read_call() -> ToolCall {
+    ToolCall {
+        id: "c2".into(),
+        name: "read_file".into(),
+        args: json!({"path": "src/agent/loop.rs", "start_line": 10, "end_line": 80, "_intent": "read the loop body"}),
+    }
+}
+
+#[test]
+fn tool_panes_running_done_and_failed() {
+    snap("tool_running", |app, t0| {
+        start_turn(app, "find main");
+        ev(
+            app,
+            AgentEvent::ToolCalls {
+                calls: vec![grep_call("c1"), read_call()],
+                meta: meta(),
+            },
+        );
+        at(app, t0, 0.4);
+    });
+    snap("tool_done", |app, t0| {
+        start_turn(app, "find main");
+        ev(
+            app,
+            AgentEvent::ToolCalls {
+                calls: vec![grep_call("c1"), read_call()],
+                meta: meta(),
+            },
+        );
+        at(app, t0, 0.3);
+        let hits: Vec<String> = (1..=9)
+            .map(|i| format!("src/mod{i}.rs:{i}: fn main() {{}}"))
+            .collect();
+        ev(app, result("c1", "grep", &hits.join("\n"), false));
+        at(app, t0, 0.6);
+        ev(
+            app,
+            result(
+                "c2",
+                "read_file",
+                "[what]: <path is outside the working directory; refused>\n[path]: ../x",
+                true,
+            ),
+        );
+    });
+    snap("tool_tree", |app, _| {
+        ev(app, user_input("layout"));
+        ev(
+            app,
+            AgentEvent::ToolCalls {
+                calls: vec![ToolCall {
+                    id: "t".into(),
+                    name: "tree".into(),
+                    args: json!({"path": "src", "_intent": "see the layout"}),
+                }],
+                meta: meta(),
+            },
+        );
+        ev(
+            app,
+            result("t", "tree", "- src\n  - main.rs | size: 10 bytes", false),
+        );
+        ev(app, stop(StopCause::Done));
+    });
+}
+
+#[test]
+fn notices() {
+    snap("notices", |app, _| {
+        start_turn(app, "go");
+        input(
+            app,
+            UiInput::Retrying {
+                attempt: 2,
+                delay: Duration::from_secs(4),
+                message: "429 rate limited".into(),
+            },
+        );
+        ev(app, stop(StopCause::User));
+        ev(
+            app,
+            AgentEvent::AgentSummary {
+                text: "summary".into(),
+                covers_through: Meta::new(3, 2),
+                meta: meta(),
+            },
+        );
+        input(
+            app,
+            UiInput::Notice {
+                level: NoticeLevel::Error,
+                text: "storage failed: disk full".into(),
+            },
+        );
+        input(
+            app,
+            UiInput::Notice {
+                level: NoticeLevel::Info,
+                text: "session 5f3a9c21 · model claude-sonnet\ncwd /repo".into(),
+            },
+        );
+        ev(
+            app,
+            AgentEvent::AgentStop {
+                cause: StopCause::Llm,
+                message: "401 invalid key".into(),
+                meta: meta(),
+            },
+        );
+    });
+}
+
+#[test]
+fn status_line_states() {
+    for width in WIDTHS {
+        let mut all = String::new();
+        let states: Vec<(&str, Box<Setup>)> = vec![
+            ("idle", Box::new(|_, _| {})),
+            (
+                "thinking",
+                Box::new(|app, t0| {
+                    start_turn(app, "q");
+                    at(app, t0, 1.5);
+                }),
+            ),
+            (
+                "streaming",
+                Box::new(|app, t0| {
+                    start_turn(app, "q");
+                    stream_output(app, "abc", 2);
+                    at(app, t0, 12.0);
+                }),
+            ),
+            (
+                "running_tools",
+                Box::new(|app, t0| {
+                    start_turn(app, "q");
+                    ev(
+                        app,
+                        AgentEvent::ToolCalls {
+                            calls: vec![grep_call("a"), read_call()],
+                            meta: meta(),
+                        },
+                    );
+                    at(app, t0, 75.0);
+                }),
+            ),
+            (
+                "retrying",
+                Box::new(|app, t0| {
+                    start_turn(app, "q");
+                    input(
+                        app,
+                        UiInput::Retrying {
+                            attempt: 3,
+                            delay: Duration::from_secs(8),
+                            message: "overloaded".into(),
+                        },
+                    );
+                    at(app, t0, 9.0);
+                }),
+            ),
+            (
+                "queued",
+                Box::new(|app, t0| {
+                    start_turn(app, "q");
+                    type_text(app, "next one");
+                    key(app, KeyCode::Enter);
+                    type_text(app, "and another");
+                    key(app, KeyCode::Enter);
+                    at(app, t0, 3.0);
+                }),
+            ),
+        ];
+        for (name, setup) in states {
+            let (mut app, t0) = app(width, 12);
+            let mut s = status();
+            s.window_tokens = if name == "queued" { 185_000 } else { 50_000 };
+            input(&mut app, UiInput::Status(s));
+            setup(&mut app, t0);
+            let text = screen(&mut app, width, 12);
+            let last = text
+                .lines()
+                .find(|l| l.contains("% "))
+                .unwrap_or_default()
+                .to_string();
+            all.push_str(&format!("{name:>14}: {last}\n"));
+        }
+        insta::assert_snapshot!(format!("status_line_{width}"), all);
+    }
+}
+
+#[test]
+fn slash_popup() {
+    snap("slash_popup", |app, _| {
+        type_text(app, "/s");
+    });
+}
+
+#[test]
+fn resume_picker() {
+    snap("resume_picker", |app, _| {
+        let row = |id: &str, title: &str, hours: u64, turns: u64| SessionRow {
+            id: id.into(),
+            title: title.into(),
+            cwd: "/repo".into(),
+            updated_at: NOW_MS - hours * 3_600_000,
+            turns,
+        };
+        input(
+            app,
+            UiInput::Sessions(vec![
+                row(
+                    "aaaa1111-2222",
+                    "Fix the streaming parser when chunks split UTF-8",
+                    1,
+                    12,
+                ),
+                row("bbbb2222-3333", "Write docs", 30, 3),
+                row("cccc3333-4444", "", 200, 1),
+            ]),
+        );
+        key(app, KeyCode::Down);
+    });
+}
+
+#[test]
+fn session_header_and_missing_model() {
+    let opts = TuiOptions {
+        no_model_message: Some("no model configured: set LIGHT_AGENT_MODEL or [model] in ~/.config/light-agent/config.toml".into()),
+        ..TuiOptions::default()
+    };
+    snap_with("session_header", opts, |app, _| {
+        input(
+            app,
+            UiInput::Session {
+                header: SessionHeader {
+                    id: "5f3a9c21-77aa-4d1e".into(),
+                    title: "Parser work".into(),
+                    updated_at: NOW_MS - 5 * 60_000,
+                    turns: 7,
+                    note: Some(
+                        "the latest session is open in another process; started a new one".into(),
+                    ),
+                },
+                recent: vec![
+                    user_input("where is main?"),
+                    AgentEvent::Thought {
+                        text: "Search for fn main.".into(),
+                        meta: meta(),
+                    },
+                    AgentEvent::ToolCalls {
+                        calls: vec![grep_call("g1")],
+                        meta: meta(),
+                    },
+                    result("g1", "grep", "src/main.rs:1: fn main() {}", false),
+                    AgentEvent::Output {
+                        text: "In `src/main.rs`.".into(),
+                        meta: meta(),
+                    },
+                    stop(StopCause::Done),
+                ],
+            },
+        );
+    });
+}
+
+/// A table as a model writes one: long prose in one column, short values in
+/// the others. It must fit at every width, rules intact, cell text wrapped
+/// inside its cell (a `TestBackend` of exactly that width, one screen).
+#[test]
+fn table_fits_at_40_60_80_and_120_columns() {
+    use light_agent::tui::stream::MarkdownStream;
+    use light_agent::tui::view::output_cell;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::widgets::Paragraph;
+
+    const TABLE: &str = "| module | what it does | lines |\n\
+        |---|---|---|\n\
+        | `stream.rs` | commits a streamed answer in complete lines, each rendered once | 280 |\n\
+        | `table.rs` | lays tables out for the width there is | 190 |\n\
+        | `inline_terminal.rs` | draws the live area below the scrollback without cursor queries | 400 |\n\n";
+    for width in [40u16, 60, 80, 120] {
+        let lines = output_cell::wrap(MarkdownStream::render_all_for(TABLE, width), width);
+        let height = lines.len() as u16;
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal
+            .draw(|f| f.render_widget(Paragraph::new(lines.clone()), f.area()))
+            .unwrap();
+        for line in &lines {
+            let text = light_agent::tui::wrap::plain(line);
+            assert!(
+                light_agent::tui::wrap::display_width(&text) <= width as usize,
+                "{text:?} is wider than {width}"
+            );
+        }
+        insta::assert_snapshot!(format!("table_{width}"), terminal.backend().to_string());
+    }
+}
