@@ -210,6 +210,14 @@ def long_answers(repo, opts):
                 pty.close()
                 shutil.rmtree(home, ignore_errors=True)
             row(f"TUI: {lines}-line answer fully shown", shows, "ms")
+            body = '{"model":"fake","stream":true,"messages":[{"role":"user","content":"go"}]}'
+            curl = []
+            for _ in range(runs):
+                t = time.perf_counter()
+                subprocess.run(["curl", "-sN", "-o", "/dev/null", "-H", "content-type: application/json", "-d", body,
+                                f"http://127.0.0.1:{port}/v1/chat/completions"], check=True)
+                curl.append((time.perf_counter() - t) * 1000)
+            row(f"curl reading the {lines}-line stream", curl, "ms")
         finally:
             model.send_signal(signal.SIGTERM)
 
