@@ -359,8 +359,9 @@ impl App {
             }
             AgentEvent::OutputDelta { text, meta } => {
                 self.collapse_thought(meta);
+                let width = self.width;
                 let live = self.output.get_or_insert_with(|| LiveOutput {
-                    stream: MarkdownStream::new(),
+                    stream: MarkdownStream::for_width(width),
                     committed_any: false,
                 });
                 let lines = live.stream.push(&text);
@@ -378,7 +379,7 @@ impl App {
                         self.finish_output();
                     }
                     None => {
-                        let lines = MarkdownStream::render_all(&text);
+                        let lines = MarkdownStream::render_all_for(&text, self.width);
                         let lines = output_cell::wrap(lines, self.width);
                         self.commit_cell(lines);
                     }

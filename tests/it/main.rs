@@ -53,6 +53,7 @@ mod tool_writing;
 mod tui_app;
 mod tui_approval_e2e;
 mod tui_e2e;
+mod tui_e2e_resize;
 mod tui_e2e_sessions;
 mod tui_loop;
 mod tui_render;
