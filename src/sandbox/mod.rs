@@ -21,6 +21,9 @@
 //! landlock and rustix's process calls are used here and in the shell tool's
 //! process handling only.
 
+use std::ffi::OsString;
+use std::path::Path;
+
 mod helper;
 mod landlock_rules;
 mod policy;
@@ -34,32 +37,44 @@ pub use state::{STATUS_PREFIX, SandboxState};
 pub const HELPER_ARG: &str = "__light-agent-sandbox";
 
 /// Finds out what the sandbox would enforce for `policy`, by running the
-/// helper once with `true` (the only truthful answer is the helper's own).
+/// helper once with `true` exactly as a command is run: environment `env`
+/// (and nothing else), working directory `tmp`, no terminal (the only
+/// truthful answer is the helper's own, given as a command would get it).
 ///
 /// `helper` is the agent's binary. Never fails: a helper that cannot be run
 /// is reported as [`SandboxState::Unavailable`].
-pub fn probe(helper: &std::path::Path, policy: &SandboxPolicy) -> SandboxState {
+pub fn probe(
+    helper: &Path,
+    policy: &SandboxPolicy,
+    env: &[(OsString, OsString)],
+    tmp: &Path,
+) -> SandboxState {
     if policy.mode == SandboxMode::Off {
         return SandboxState::Off;
     }
-    let dir = std::env::temp_dir();
+    // A missing temporary directory must not make the probe lie: the
+    // command's own directory does not change what Landlock enforces.
+    let cwd = if tmp.is_dir() { tmp } else { Path::new("/") };
     let mut command = std::process::Command::new(helper);
     command
-        .args(policy.helper_args(&dir, &dir, "true"))
+        .args(policy.helper_args(cwd, tmp, "true"))
+        .env_clear()
+        .envs(env.iter().map(|(n, v)| (n, v)))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
-        .current_dir(&dir);
+        .current_dir(cwd);
     match command.output() {
-        Ok(output) => {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            match stderr.lines().next().and_then(SandboxState::parse_report) {
-                Some(state) => state,
-                None => SandboxState::Unavailable {
-                    reason: format!("the sandbox helper gave no report ({})", output.status),
-                },
-            }
-        }
+        Ok(output) => match SandboxState::find_report(&output.stderr) {
+            Some((state, _)) => state,
+            None => SandboxState::Unavailable {
+                reason: format!(
+                    "the sandbox helper gave no report ({}): {}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr).trim()
+                ),
+            },
+        },
         Err(e) => SandboxState::Unavailable {
             reason: format!("cannot run the sandbox helper {}: {e}", helper.display()),
         },

@@ -59,6 +59,22 @@ impl SandboxState {
         }
     }
 
+    /// The first whole line of `stderr` that is a report, with the byte range
+    /// of that line (its newline included). Lines before it are someone
+    /// else's (a dynamic loader's warning, say) and do not hide it.
+    pub fn find_report(stderr: &[u8]) -> Option<(SandboxState, std::ops::Range<usize>)> {
+        let mut start = 0;
+        while let Some(len) = memchr::memchr(b'\n', &stderr[start..]) {
+            let end = start + len;
+            let line = String::from_utf8_lossy(&stderr[start..end]);
+            if let Some(state) = SandboxState::parse_report(&line) {
+                return Some((state, start..end + 1));
+            }
+            start = end + 1;
+        }
+        None
+    }
+
     /// Parses a report line; `None` when `line` is not one.
     pub fn parse_report(line: &str) -> Option<SandboxState> {
         let rest = line.strip_prefix(STATUS_PREFIX)?.trim_start();
@@ -121,5 +137,16 @@ mod tests {
             SandboxState::parse_report("light-agent-sandbox: enforced x"),
             None
         );
+    }
+
+    #[test]
+    fn a_report_is_found_after_someone_elses_lines_and_not_in_a_partial_line() {
+        let report = SandboxState::Enforced { abi: 6 }.report();
+        let stderr = format!("ld.so: object 'x.so' cannot be preloaded\n{report}\nfrom bash\n");
+        let (state, line) = SandboxState::find_report(stderr.as_bytes()).unwrap();
+        assert_eq!(state, SandboxState::Enforced { abi: 6 });
+        assert_eq!(&stderr[line], format!("{report}\n"));
+        assert_eq!(SandboxState::find_report(report.as_bytes()), None);
+        assert_eq!(SandboxState::find_report(b"just noise\n"), None);
     }
 }

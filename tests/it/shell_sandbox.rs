@@ -6,6 +6,7 @@
 use crate::support;
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use light_agent::permission::{
@@ -13,16 +14,45 @@ use light_agent::permission::{
     SandboxState as PermitSandbox,
 };
 use light_agent::sandbox::{SandboxMode, SandboxPolicy, SandboxState};
+use light_agent::tool::builtin::shell::CommandRequest;
 use support::shell_harness::{ShellHarness, exists};
+use tokio_util::sync::CancellationToken;
+
+/// `Ok` when the probe found the sandbox enforced and a real command ran
+/// under exactly what the probe found; else what each said, and the kernel
+/// (returned, not panicked, so CI prints it without a backtrace in the way).
+async fn enforced_as_probed(h: &ShellHarness) -> Result<(), String> {
+    let request = CommandRequest {
+        command: "true".into(),
+        cwd: h.work.path().to_path_buf(),
+        timeout: Some(Duration::from_secs(20)),
+        unsandboxed: false,
+    };
+    let ran = h
+        .shell
+        .run(&request, CancellationToken::new(), None)
+        .await
+        .map_err(|e| format!("`true` could not be started: {e}"))?;
+    let probed = h.shell.sandbox_state();
+    if probed == &ran.sandbox && probed.is_enforced() {
+        return Ok(());
+    }
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    Err(format!(
+        "probe found {probed:?}; a command ran under {:?}; kernel {}",
+        ran.sandbox,
+        kernel.trim()
+    ))
+}
 
 #[tokio::test]
-async fn the_sandbox_is_enforced_on_this_machine() {
-    let h = ShellHarness::sandboxed(SandboxPolicy::default());
-    assert!(
-        h.shell.sandbox_state().is_enforced(),
-        "{:?}",
-        h.shell.sandbox_state()
-    );
+async fn the_sandbox_is_enforced_on_this_machine_as_the_probe_says() -> Result<(), String> {
+    enforced_as_probed(&ShellHarness::sandboxed(SandboxPolicy::default())).await?;
+    enforced_as_probed(&ShellHarness::sandboxed(SandboxPolicy {
+        network: true,
+        ..SandboxPolicy::default()
+    }))
+    .await
 }
 
 #[tokio::test]
@@ -182,8 +212,9 @@ async fn forced_unavailable_makes_auto_ask_and_says_so() {
 }
 
 #[tokio::test]
-async fn an_enforced_sandbox_runs_auto_commands_without_asking() {
+async fn an_enforced_sandbox_runs_auto_commands_without_asking() -> Result<(), String> {
     let mut h = ShellHarness::sandboxed(SandboxPolicy::default());
+    enforced_as_probed(&h).await?;
     let approver = Arc::new(Recording::default());
     h.permits = Permits::new(
         Policy::new(Mode::Auto, RuleList::default()),
@@ -195,6 +226,7 @@ async fn an_enforced_sandbox_runs_auto_commands_without_asking() {
     // A redirect out of the sandbox is asked about, even in auto.
     let _ = h.sh("echo x > /etc/light-agent-never").await;
     assert_eq!(approver.0.lock().unwrap().len(), 1);
+    Ok(())
 }
 
 #[tokio::test]
@@ -218,8 +250,9 @@ async fn an_approved_redirect_outside_runs_outside_the_sandbox() {
 }
 
 #[tokio::test]
-async fn a_sandbox_refusal_offers_to_run_again_outside() {
+async fn a_sandbox_refusal_offers_to_run_again_outside() -> Result<(), String> {
     let mut h = ShellHarness::sandboxed(SandboxPolicy::default());
+    enforced_as_probed(&h).await?;
     let approver = Arc::new(Recording::default());
     h.permits = Permits::new(
         Policy::new(Mode::Auto, RuleList::default()),
@@ -255,6 +288,7 @@ async fn a_sandbox_refusal_offers_to_run_again_outside() {
         out.content
     );
     assert!(!exists(&target));
+    Ok(())
 }
 
 #[tokio::test]
@@ -264,4 +298,21 @@ async fn read_only_permissions_deny_commands() {
     let out = h.sh("echo x > f").await;
     assert!(out.is_error, "{}", out.content);
     assert!(!exists(&h.work.path().join("f")));
+}
+
+#[tokio::test]
+async fn loader_warnings_before_the_report_neither_hide_it_nor_are_lost() -> Result<(), String> {
+    // ld.so warns on stderr, before the helper's own first line, at every exec.
+    let h = ShellHarness::with_env(&[("LD_PRELOAD", "/nonexistent/light-agent-test.so")]);
+    enforced_as_probed(&h).await?;
+    let out = h.sh("echo fine").await;
+    assert!(!out.is_error, "{}", out.content);
+    assert!(out.content.contains("fine"), "{}", out.content);
+    assert!(out.content.contains("LD_PRELOAD"), "{}", out.content);
+    assert!(
+        !out.content.contains(light_agent::sandbox::STATUS_PREFIX),
+        "{}",
+        out.content
+    );
+    Ok(())
 }

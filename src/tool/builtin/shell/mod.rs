@@ -118,11 +118,14 @@ impl Shell {
     /// A runner for `config`. Runs the helper once to learn what the
     /// sandbox enforces on this machine (see [`crate::sandbox::probe`]).
     pub fn new(config: ShellConfig) -> Shell {
+        let tmp = PathBuf::from(env::temp_dir(&config.env));
         let state = match &config.helper {
-            Some(helper) => crate::sandbox::probe(helper, &config.sandbox),
+            Some(helper) => {
+                let env = env::command_env(&config.env, &config.secrets, tmp.as_os_str());
+                crate::sandbox::probe(helper, &config.sandbox, &env, &tmp)
+            }
             None => SandboxState::Off,
         };
-        let tmp = PathBuf::from(env::temp_dir(&config.env));
         Shell {
             inner: Arc::new(Inner {
                 config,

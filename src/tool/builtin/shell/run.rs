@@ -163,14 +163,10 @@ impl Pipes {
             return;
         };
         report_buf.extend_from_slice(&buf[..n]);
-        if let Some(end) = memchr::memchr(b'\n', report_buf) {
-            let line = String::from_utf8_lossy(&report_buf[..end]).into_owned();
-            self.report = SandboxState::parse_report(&line);
-            let rest = if self.report.is_some() {
-                report_buf[end + 1..].to_vec()
-            } else {
-                std::mem::take(report_buf)
-            };
+        if let Some((state, line)) = SandboxState::find_report(report_buf) {
+            self.report = Some(state);
+            let mut rest = report_buf[..line.start].to_vec();
+            rest.extend_from_slice(&report_buf[line.end..]);
             self.report_buf = None;
             feed(&mut self.err, &rest, output);
         } else if report_buf.len() > REPORT_MAX {
