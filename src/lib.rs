@@ -75,6 +75,7 @@ pub mod agent;
 pub mod ai;
 pub mod config;
 pub mod context;
+pub mod mcp;
 pub mod protocol;
 pub mod session;
 pub mod tool;

@@ -285,7 +285,7 @@ async fn run_exec(
     } else {
         cli::exec::Format::Text
     };
-    let exit = cli::exec::run(agent, prompt, format).await;
+    let exit = cli::exec::run(agent, prompt, format, cwd, settings).await;
     manager.mark_idle(session.id()).await?;
     exit
 }

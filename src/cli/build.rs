@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use light_agent::agent::{Agent, AgentConfig, LoopConfig};
@@ -12,6 +13,7 @@ use light_agent::ai::{
 };
 use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
+use light_agent::mcp::McpServers;
 use light_agent::session::{AgentSession, SessionManager, SessionStatus};
 use light_agent::tool::builtin;
 
@@ -156,6 +158,20 @@ pub fn agent(
     });
     builtin::register_all(agent.tool()).context("registering the built-in tools")?;
     Ok((agent, warnings))
+}
+
+/// How long the first prompt waits for MCP servers still starting; later
+/// ones join the next model request.
+pub const MCP_GRACE: Duration = Duration::from_secs(2);
+
+/// Starts the configured MCP servers in the background, their tools joining
+/// `agent`'s registry; a server that fails is reported once as a warning
+/// notice. Call after subscribing to the agent's notices.
+pub fn mcp_servers(agent: &Agent, cwd: &Path, settings: &Settings) -> McpServers {
+    let notices = agent.clone();
+    McpServers::start(&settings.mcp_servers, cwd, agent.tool(), move |text| {
+        notices.warn(text)
+    })
 }
 
 /// The canonical working directory (`--cwd` or the process's).

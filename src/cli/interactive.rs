@@ -11,6 +11,7 @@ use anyhow::Result;
 use light_agent::agent::{Agent, Notice};
 use light_agent::ai::Adaptor;
 use light_agent::config::{Paths, Settings};
+use light_agent::mcp::McpServers;
 use light_agent::protocol::AgentEvent;
 use light_agent::session::{AgentSession, SessionManager, SessionStatus};
 use light_agent::tui::{
@@ -99,6 +100,8 @@ struct RuntimeBridge {
     agent: Option<Agent>,
     events: Option<UnboundedReceiver<AgentEvent>>,
     notices: Option<UnboundedReceiver<Notice>>,
+    /// The MCP servers of the current agent; replaced with it.
+    mcp: Option<McpServers>,
 }
 
 impl RuntimeBridge {
@@ -121,6 +124,7 @@ impl RuntimeBridge {
             agent: None,
             events: None,
             notices: None,
+            mcp: None,
         };
         bridge.attach(note).await?;
         Ok(bridge)
@@ -153,6 +157,11 @@ impl RuntimeBridge {
             agent.load_session().await?;
             self.events = Some(agent.subscribe());
             self.notices = Some(agent.subscribe_notices());
+            self.mcp = Some(build::mcp_servers(
+                &agent,
+                &self.launch.cwd,
+                &self.launch.settings,
+            ));
             self.agent = Some(agent);
         }
         self.manager.mark_running(self.session.id()).await?;
@@ -198,7 +207,13 @@ impl RuntimeBridge {
                             .set_title(self.session.id(), &build::title_of(&text))
                             .await?;
                     }
-                    tokio::spawn(async move { agent.prompt(text).await });
+                    let mcp = self.mcp.clone();
+                    tokio::spawn(async move {
+                        if let Some(mcp) = mcp {
+                            mcp.settled(build::MCP_GRACE).await;
+                        }
+                        agent.prompt(text).await
+                    });
                     self.status();
                 }
                 None => self.notice(
@@ -373,6 +388,7 @@ impl RuntimeBridge {
         }
         self.events = None;
         self.notices = None;
+        self.mcp = None;
         let _ = self.manager.mark_idle(self.session.id()).await;
     }
 

@@ -17,6 +17,7 @@ use serde::de::{Deserializer, Error as _};
 use toml::de::{DeTable, DeValue};
 
 use super::{ConfigError, ProviderKind, Secret};
+use crate::mcp::McpServerConfig;
 
 /// The whole file. Every field is optional: absence means "not set here".
 #[derive(Debug, Default, Deserialize)]
@@ -31,6 +32,7 @@ pub(crate) struct RawConfig {
     pub tui: RawTui,
     pub http: RawHttp,
     pub agent: RawAgent,
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
     /// One line per ignored key, naming file, line and column.
     #[serde(skip)]
     pub warnings: Vec<String>,

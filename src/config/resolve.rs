@@ -135,6 +135,7 @@ pub fn resolve(
         },
         providers,
         log_level,
+        mcp_servers: raw.mcp_servers,
         warnings,
     };
     Ok(match problem {

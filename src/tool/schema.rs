@@ -35,7 +35,13 @@ pub(crate) fn args_schema<T: JsonSchema>() -> Option<ArgsSchema> {
             settings.meta_schema = None;
         })
         .into_generator();
-    let mut own = generator.into_root_schema_for::<T>().to_value();
+    exposed(generator.into_root_schema_for::<T>().to_value())
+}
+
+/// The schemas of a tool whose object schema `own` came from elsewhere (an
+/// MCP server): `title` and `$schema` dropped, `_intent` added to what the
+/// model sees. Returns `None` when `own` is not an object schema.
+pub(crate) fn exposed(mut own: Value) -> Option<ArgsSchema> {
     let object = own.as_object_mut()?;
     if object.get("type").and_then(Value::as_str) != Some("object") {
         return None;

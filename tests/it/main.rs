@@ -29,6 +29,7 @@ mod exec_providers;
 mod fs_hostile_project;
 mod fs_swap_races;
 mod hostile_output;
+mod mcp;
 mod readme;
 mod secret_redaction;
 mod session_log;
