@@ -64,6 +64,7 @@
 //! - [`tool`]: the tool registry, the path sandbox and the built-in tools.
 //! - [`context`]: the system prompt, compression of old steps, summaries,
 //!   AGENTS.md and skills.
+//! - [`permission`]: permission modes, rules and approvals.
 //! - [`session`]: SQLite sessions.
 //! - [`agent`]: the [`Agent`] and its loop.
 //! - [`config`]: configuration file, environment and flags resolved once.
@@ -76,6 +77,7 @@ pub mod ai;
 pub mod config;
 pub mod context;
 pub mod mcp;
+pub mod permission;
 pub mod protocol;
 pub mod session;
 pub mod tool;

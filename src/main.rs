@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use clap::{CommandFactory, Parser};
 use light_agent::config::{self, ConfigError, Env, Flags, Paths, Resolution, Settings};
+use light_agent::permission::Mode;
 use light_agent::session::SessionManager;
 
 use cli::Exit;
@@ -82,13 +83,18 @@ async fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Tool { name, args }) => cli::tool_cmd::run(&name, &args, &cwd)
             .await
             .map_err(usage_unless_output),
-        Some(Command::Exec(exec)) => run_exec(exec, &cli.model, cli.log_level, &cwd).await,
+        Some(Command::Exec(exec)) => {
+            run_exec(exec, &cli.model, cli.log_level, cli.permissions, &cwd).await
+        }
+        Some(Command::Undo { id }) => cli::undo::run(&open_store()?, &cwd, id.as_deref()).await,
         Some(Command::Sessions { all, json, limit }) => {
             let manager = open_store()?;
             cli::sessions::list(&manager, &cwd, all, json, limit).await
         }
         Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
-        Some(Command::Config { action }) => run_config(action, &cli.model, cli.log_level).await,
+        Some(Command::Config { action }) => {
+            run_config(action, &cli.model, cli.log_level, cli.permissions).await
+        }
         Some(Command::Completions { shell }) => {
             // Generated into memory: clap_complete panics on a failed write.
             let mut script = Vec::new();
@@ -110,7 +116,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 (true, None) => SessionChoice::New,
                 (false, None) => SessionChoice::Latest,
             };
-            let setup = setup(&cli.model, cli.log_level).await?;
+            let setup = setup(&cli.model, cli.log_level, cli.permissions).await?;
             let (settings, model_missing) = match setup.resolution {
                 Resolution::Ready(settings) => (settings, None),
                 Resolution::NoModel { message, settings } => (settings, Some(message)),
@@ -156,6 +162,7 @@ async fn run_config(
     action: ConfigAction,
     model: &ModelFlags,
     log_level: Option<String>,
+    permissions: Option<String>,
 ) -> Result<Exit> {
     match action {
         ConfigAction::Init => {
@@ -174,7 +181,7 @@ async fn run_config(
             ))?;
         }
         ConfigAction::Show => {
-            let setup = setup(model, log_level).await?;
+            let setup = setup(model, log_level, permissions).await?;
             if let Resolution::NoModel { message, .. } = &setup.resolution {
                 output::println(&format!("# {message}"))?;
             }
@@ -191,7 +198,11 @@ struct Setup {
     _log: Option<config::LogGuard>,
 }
 
-async fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
+async fn setup(
+    model: &ModelFlags,
+    log_level: Option<String>,
+    permissions: Option<String>,
+) -> Result<Setup> {
     let env = env();
     let paths = paths(&env)?;
     let flags = Flags {
@@ -200,6 +211,7 @@ async fn setup(model: &ModelFlags, log_level: Option<String>) -> Result<Setup> {
         base_url: model.base_url.clone(),
         context_window: model.context_window,
         log_level,
+        permissions,
     };
     // Ask local servers first, concurrently and within a budget, so resolving
     // stays pure and no runtime worker blocks on a network call.
@@ -232,9 +244,10 @@ async fn run_exec(
     args: ExecArgs,
     model: &ModelFlags,
     log_level: Option<String>,
+    permissions: Option<String>,
     cwd: &Path,
 ) -> Result<Exit> {
-    let setup = setup(model, log_level).await?;
+    let setup = setup(model, log_level, permissions).await?;
     let settings: &Settings = match &setup.resolution {
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),
@@ -271,8 +284,18 @@ async fn run_exec(
         build::FreshHint::Exec,
     )
     .await?;
-    let (agent, warnings) =
-        build::agent(cwd, &setup.paths, settings, adaptor, Some(session.clone()))?;
+    let gate = build::Gate {
+        default_mode: Mode::ReadOnly,
+        approver: None,
+    };
+    let (agent, warnings) = build::agent(
+        cwd,
+        &setup.paths,
+        settings,
+        adaptor,
+        Some(session.clone()),
+        &gate,
+    )?;
     for warning in warnings {
         output::eprintln(&format!("warning: {warning}"));
     }

@@ -16,6 +16,7 @@ mod skill_tool;
 mod stream;
 mod tools;
 mod turn;
+pub mod undo;
 mod worker;
 
 use std::collections::VecDeque;
@@ -28,10 +29,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ai::{Adaptor, RetryPolicy};
 use crate::context::ContextConfig;
+use crate::permission::Permits;
 use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
 use crate::tool::fs::Root;
+use crate::tool::seen::SeenFiles;
 
 pub use hub::Notice;
 pub use recall::RecallTool;
@@ -123,6 +126,12 @@ enum Job {
     SetAdaptor {
         adaptor: Arc<dyn Adaptor>,
     },
+    Undo {
+        done: oneshot::Sender<Result<undo::UndoReport, AgentError>>,
+    },
+    Diff {
+        done: oneshot::Sender<Result<String, AgentError>>,
+    },
 }
 
 #[derive(Default)]
@@ -140,6 +149,10 @@ struct Shared {
     window_tokens: AtomicU64,
     context_window: u64,
     strategy_enabled: bool,
+    /// What gated tool calls may do; replaced by [`Agent::set_permits`].
+    permits: Mutex<Permits>,
+    /// What the agent last saw of each file (the writing tools' stale guard).
+    seen: SeenFiles,
 }
 
 impl Shared {
@@ -149,6 +162,14 @@ impl Shared {
         self.queue
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The permits the next tool calls run with.
+    fn permits(&self) -> Permits {
+        self.permits
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 }
 
@@ -201,6 +222,8 @@ impl Agent {
             window_tokens: AtomicU64::new(0),
             context_window: config.context.context_window,
             strategy_enabled: config.context.strategy_enabled,
+            permits: Mutex::new(Permits::default()),
+            seen: SeenFiles::default(),
         });
         let tools = ToolRegistry::new();
         let recall = RecallTool::new(config.session.clone());
@@ -263,6 +286,38 @@ impl Agent {
         let (done, outcome) = oneshot::channel();
         self.push(Job::Compact { done })?;
         outcome.await.map_err(|_| AgentError::Closed)
+    }
+
+    /// Restores the files changed by the latest turn that changed any (not
+    /// undone yet), after any queued work; repeatable turn by turn. Files
+    /// changed since by someone else are left alone and listed.
+    pub async fn undo_last_turn(&self) -> Result<undo::UndoReport, AgentError> {
+        let (done, report) = oneshot::channel();
+        self.push(Job::Undo { done })?;
+        report.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// The session's file changes as one unified diff (`/diff`).
+    pub async fn session_diff(&self) -> Result<String, AgentError> {
+        let (done, diff) = oneshot::channel();
+        self.push(Job::Diff { done })?;
+        diff.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// Replaces what gated tool calls (edits, commands) may do; calls that
+    /// start afterwards use the new permits. The default asks nobody and so
+    /// denies what is not allowed by a rule.
+    pub fn set_permits(&self, permits: Permits) {
+        *self
+            .shared
+            .permits
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = permits;
+    }
+
+    /// The permits gated tool calls run with (for `/permissions`).
+    pub fn permits(&self) -> Permits {
+        self.shared.permits()
     }
 
     /// Uses another model provider from the next turn on.

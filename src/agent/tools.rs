@@ -4,9 +4,11 @@ use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use tokio_util::sync::CancellationToken;
 
+use super::undo::SessionJournal;
 use super::worker::Worker;
 use crate::protocol::{AgentEvent, Meta, ToolCall, ToolOutcome};
 use crate::tool::ToolContext;
+use crate::tool::journal::Journal;
 
 /// The result every unfinished call gets when the user interrupts.
 pub(super) const INTERRUPTED: &str = "interrupted by user: this tool call did not finish";
@@ -27,10 +29,19 @@ impl Worker {
         };
         let mut ctx = ToolContext::with_root(root, cancel.clone());
         ctx.read_roots = self.skill_roots.snapshot();
+        ctx.permits = self.shared.permits();
+        ctx.seen = self.shared.seen.clone();
+        ctx.journal = self.session.as_ref().map(|session| {
+            Journal::new(std::sync::Arc::new(SessionJournal {
+                session: session.clone(),
+                turn: meta.turn,
+            }))
+        });
         let mut running: FuturesUnordered<_> = calls
             .iter()
             .map(|call| {
-                let (tools, ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
+                let (tools, mut ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
+                ctx.call_id = call.id.clone();
                 async move {
                     let started = std::time::Instant::now();
                     let output = tools.execute(&call.name, call.args.clone(), ctx).await;

@@ -76,6 +76,12 @@ impl Worker {
                     let _ = done.send(outcome);
                 }
                 Job::SetAdaptor { adaptor } => self.adaptor = adaptor,
+                Job::Undo { done } => {
+                    let _ = done.send(self.undo().await);
+                }
+                Job::Diff { done } => {
+                    let _ = done.send(self.diff().await);
+                }
             }
         }
     }
@@ -102,7 +108,27 @@ impl Worker {
         }
     }
 
+    async fn undo(&self) -> Result<super::undo::UndoReport, AgentError> {
+        let (Some(session), Ok(root)) = (&self.session, &self.root) else {
+            return Ok(super::undo::UndoReport::default());
+        };
+        super::undo::undo_last_turn(session, root)
+            .await
+            .map_err(|e| AgentError::Session(e.to_string()))
+    }
+
+    async fn diff(&self) -> Result<String, AgentError> {
+        let (Some(session), Ok(root)) = (&self.session, &self.root) else {
+            return Ok(String::new());
+        };
+        super::undo::session_diff(session, root)
+            .await
+            .map_err(|e| AgentError::Session(e.to_string()))
+    }
+
     async fn load_session(&mut self) -> Result<(), AgentError> {
+        // Another session's files were seen by another agent.
+        self.shared.seen.clear();
         let Some(session) = &self.session else {
             return Ok(());
         };

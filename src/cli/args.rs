@@ -23,6 +23,10 @@ pub struct Cli {
     /// Log level for the log file (e.g. info, debug, light_agent=trace).
     #[arg(long, global = true, value_name = "FILTER")]
     pub log_level: Option<String>,
+    /// Permission mode: read-only (no writing tools; exec's default), ask
+    /// (approve each change; the TUI's default), auto (edits apply), full.
+    #[arg(long, global = true, value_name = "MODE")]
+    pub permissions: Option<String>,
     /// A prompt to send at once.
     pub prompt: Option<String>,
     #[command(subcommand)]
@@ -106,6 +110,15 @@ pub enum Command {
     Config {
         #[command(subcommand)]
         action: ConfigAction,
+    },
+    /// Undo the file changes of the latest turn of this directory's latest
+    /// session (or of session ID) that changed any; repeat to go further back.
+    #[command(after_help = "Examples:
+  light-agent undo
+  light-agent undo sess_0abc123def")]
+    Undo {
+        /// Session id (default: this directory's latest session).
+        id: Option<String>,
     },
     /// Print shell completions.
     #[command(after_help = "Examples:

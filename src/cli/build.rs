@@ -14,8 +14,9 @@ use light_agent::ai::{
 use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
 use light_agent::mcp::McpServers;
+use light_agent::permission::{Approver, Mode, Permits, Policy};
 use light_agent::session::{AgentSession, SessionManager, SessionStatus};
-use light_agent::tool::builtin;
+use light_agent::tool::builtin::{self, EditFormat};
 
 /// Which session a host starts in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,15 +117,23 @@ pub fn context_config(
     cwd: &Path,
     paths: &Paths,
     settings: &Settings,
+    writing: Option<EditFormat>,
 ) -> (ContextConfig, Vec<String>) {
     let (instructions, mut warnings) = project::load_agents_md(cwd);
     let (skills, skill_warnings) = skills::discover(cwd, Some(&paths.skills_dir));
     warnings.extend(skill_warnings);
+    let mut prompts = vec![PromptSection::new(
+        builtin::TOOL_PROMPTS_NAME,
+        builtin::tool_prompts(),
+    )];
+    if let Some(format) = writing {
+        prompts.push(PromptSection::new(
+            builtin::WRITING_PROMPTS_NAME,
+            builtin::writing_prompts(format),
+        ));
+    }
     let config = ContextConfig {
-        prompts: vec![PromptSection::new(
-            builtin::TOOL_PROMPTS_NAME,
-            builtin::tool_prompts(),
-        )],
+        prompts,
         project_instructions: instructions,
         skills,
         strategy_enabled: settings.context_strategy,
@@ -134,15 +143,45 @@ pub fn context_config(
     (config, warnings)
 }
 
-/// An agent over `session` with the built-in tools registered.
+/// How a host decides gated calls: its default mode (used when no flag,
+/// variable or file sets one) and who it asks.
+#[derive(Clone)]
+pub struct Gate {
+    /// `ask` for the TUI, `read-only` for `exec`.
+    pub default_mode: Mode,
+    /// The TUI's overlay; `None` in `exec` (what needs asking is denied).
+    pub approver: Option<Arc<dyn Approver>>,
+}
+
+impl Gate {
+    /// The mode in force with `settings`.
+    pub fn mode(&self, settings: &Settings) -> Mode {
+        settings.permissions.mode.unwrap_or(self.default_mode)
+    }
+}
+
+/// Which writing tools the model of `settings` gets.
+pub fn edit_format(settings: &Settings) -> EditFormat {
+    settings
+        .edit_format
+        .as_deref()
+        .and_then(|f| f.parse().ok())
+        .unwrap_or_else(|| EditFormat::default_for(&settings.model))
+}
+
+/// An agent over `session` with the built-in tools registered: the
+/// writing tools too unless the mode is read-only.
 pub fn agent(
     cwd: &Path,
     paths: &Paths,
     settings: &Settings,
     adaptor: Arc<dyn Adaptor>,
     session: Option<AgentSession>,
+    gate: &Gate,
 ) -> Result<(Agent, Vec<String>)> {
-    let (context, warnings) = context_config(cwd, paths, settings);
+    let mode = gate.mode(settings);
+    let writing = mode.offers_writes().then(|| edit_format(settings));
+    let (context, warnings) = context_config(cwd, paths, settings, writing);
     let agent = Agent::new(AgentConfig {
         cwd: cwd.to_path_buf(),
         session,
@@ -157,6 +196,11 @@ pub fn agent(
         },
     });
     builtin::register_all(agent.tool()).context("registering the built-in tools")?;
+    if let Some(format) = writing {
+        builtin::register_writing(agent.tool(), format).context("registering the writing tools")?;
+    }
+    let policy = Policy::new(mode, settings.permissions.rules.clone());
+    agent.set_permits(Permits::new(policy, gate.approver.clone()));
     Ok((agent, warnings))
 }
 

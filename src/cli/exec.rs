@@ -143,6 +143,7 @@ fn print_queued(
             Format::Json => print_json(stdout, &event)?,
             Format::Text => print_text(stdout, &event)?,
         }
+        tell_how_to_allow(&event);
         if stop {
             stdout.flush()?;
             return Ok(true);
@@ -169,6 +170,20 @@ fn print_notice(notice: &Notice) {
         Notice::Warning(text) => output::eprintln(&format!("warning: {text}")),
     }
 }
+
+/// A call denied because nobody can approve it here: stderr gets the whole
+/// message, which says how to allow such calls.
+fn tell_how_to_allow(event: &AgentEvent) {
+    if let AgentEvent::ToolResult { outcome, .. } = event {
+        if outcome.is_error && outcome.result.starts_with(EXEC_DENIAL) {
+            output::eprintln(&format!("light-agent: {} {}", outcome.name, outcome.result));
+        }
+    }
+}
+
+/// How [`Permits`](light_agent::permission::Permits) without an approver
+/// words its denials.
+const EXEC_DENIAL: &str = "denied in exec";
 
 fn print_json(out: &mut SafeWriter<impl Write>, event: &AgentEvent) -> Result<(), OutputError> {
     match serde_json::to_string(event) {

@@ -12,6 +12,7 @@ use light_agent::agent::{Agent, Notice};
 use light_agent::ai::Adaptor;
 use light_agent::config::{Paths, Settings};
 use light_agent::mcp::McpServers;
+use light_agent::permission::Mode;
 use light_agent::protocol::AgentEvent;
 use light_agent::session::{AgentSession, SessionManager, SessionStatus};
 use light_agent::tui::{
@@ -20,6 +21,7 @@ use light_agent::tui::{
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::Exit;
+use super::approval::TuiApprover;
 use super::build::{self, FreshHint, SessionChoice};
 
 /// Events of the latest session printed into scrollback at start.
@@ -102,6 +104,8 @@ struct RuntimeBridge {
     notices: Option<UnboundedReceiver<Notice>>,
     /// The MCP servers of the current agent; replaced with it.
     mcp: Option<McpServers>,
+    /// Asks the UI before a change is applied.
+    approver: Arc<TuiApprover>,
 }
 
 impl RuntimeBridge {
@@ -115,9 +119,11 @@ impl RuntimeBridge {
             Some(_) => None,
         };
         let (session, note) = open_start_session(&manager, &launch.cwd, &launch.choice).await?;
+        let approver = TuiApprover::new(ui.clone());
         let mut bridge = Self {
             launch,
             manager,
+            approver,
             ui,
             adaptor,
             session,
@@ -150,6 +156,10 @@ impl RuntimeBridge {
                 &self.launch.settings,
                 adaptor.clone(),
                 Some(self.session.clone()),
+                &build::Gate {
+                    default_mode: Mode::Ask,
+                    approver: Some(self.approver.clone()),
+                },
             )?;
             for warning in warnings {
                 self.notice(NoticeLevel::Warn, warning);
@@ -345,6 +355,25 @@ impl RuntimeBridge {
                 };
                 self.notice(NoticeLevel::Info, text);
             }
+            Op::Approval { id, answer } => self.approver.answer(id, answer),
+            Op::Undo | Op::Diff => {
+                if let Some(agent) = &self.agent {
+                    let (agent, ui) = (agent.clone(), self.ui.clone());
+                    let undo = matches!(op, Op::Undo);
+                    tokio::spawn(async move {
+                        let (level, text) = match (undo, undo_or_diff(&agent, undo).await) {
+                            (_, Err(e)) => (NoticeLevel::Error, e.to_string()),
+                            (_, Ok(text)) => (NoticeLevel::Info, text),
+                        };
+                        let _ = ui.send(UiInput::Notice { level, text });
+                    });
+                }
+            }
+            Op::Permissions => {
+                if let Some(agent) = &self.agent {
+                    self.notice(NoticeLevel::Info, agent.permits().describe());
+                }
+            }
             Op::Quit => {}
         }
         Ok(())
@@ -406,6 +435,11 @@ impl RuntimeBridge {
             queued: state.map(|s| s.queued_prompts).unwrap_or(0),
             session_id: self.session.id().to_string(),
             is_running: state.is_some_and(|s| s.is_running),
+            permission_mode: self
+                .agent
+                .as_ref()
+                .map(|a| a.permits().mode().to_string())
+                .unwrap_or_default(),
         }));
     }
 
@@ -416,6 +450,19 @@ impl RuntimeBridge {
     fn send(&self, input: UiInput) {
         let _ = self.ui.send(input);
     }
+}
+
+/// `/undo`'s report or `/diff`'s diff.
+async fn undo_or_diff(agent: &Agent, undo: bool) -> Result<String, light_agent::AgentError> {
+    if undo {
+        return Ok(agent.undo_last_turn().await?.describe());
+    }
+    let diff = agent.session_diff().await?;
+    Ok(if diff.is_empty() {
+        "no file changes in this session".to_string()
+    } else {
+        diff
+    })
 }
 
 async fn recv<T>(rx: &mut Option<UnboundedReceiver<T>>) -> Option<T> {

@@ -1,5 +1,6 @@
 //! The binary's hosts and subcommands. `main.rs` only dispatches.
 
+pub mod approval;
 pub mod args;
 pub mod build;
 pub mod exec;
@@ -8,6 +9,7 @@ pub mod interactive;
 pub mod output;
 pub mod sessions;
 pub mod tool_cmd;
+pub mod undo;
 
 /// Process exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,6 +18,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::{ConfigError, ProviderKind, Secret};
 use crate::mcp::McpServerConfig;
+use crate::permission::{Mode, Rule, RuleSource};
 
 /// The whole file. Every field is optional: absence means "not set here".
 #[derive(Debug, Default, Deserialize)]
@@ -33,6 +34,7 @@ pub(crate) struct RawConfig {
     pub http: RawHttp,
     pub agent: RawAgent,
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    pub permissions: RawPermissions,
     /// One line per ignored key, naming file, line and column.
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -57,6 +59,23 @@ pub(crate) struct RawProvider {
 pub(crate) struct RawModel {
     #[serde(deserialize_with = "positive")]
     pub context_window: Option<u64>,
+    /// `"patch"` or `"replace"`.
+    #[serde(deserialize_with = "edit_format")]
+    pub edit_format: Option<String>,
+}
+
+/// The `[permissions]` table; every rule was checked to parse.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RawPermissions {
+    #[serde(deserialize_with = "mode")]
+    pub mode: Option<Mode>,
+    #[serde(deserialize_with = "rules")]
+    pub allow: Vec<String>,
+    #[serde(deserialize_with = "rules")]
+    pub ask: Vec<String>,
+    #[serde(deserialize_with = "rules")]
+    pub deny: Vec<String>,
 }
 
 /// The `[context]` table.
@@ -181,6 +200,31 @@ fn provider_kind<'de, D: Deserializer<'de>>(de: D) -> Result<Option<ProviderKind
 
 fn secret<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Secret>, D::Error> {
     String::deserialize(de).map(|text| Some(Secret::new(text)))
+}
+
+fn edit_format<'de, D: Deserializer<'de>>(de: D) -> Result<Option<String>, D::Error> {
+    let format = String::deserialize(de)?;
+    match format.as_str() {
+        "patch" | "replace" => Ok(Some(format)),
+        _ => Err(D::Error::custom(format!(
+            "must be \"patch\" or \"replace\", found \"{format}\""
+        ))),
+    }
+}
+
+fn mode<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Mode>, D::Error> {
+    let text = String::deserialize(de)?;
+    text.parse::<Mode>().map(Some).map_err(D::Error::custom)
+}
+
+/// A list of permission rules, each checked to parse (where a rule came
+/// from is recorded when the rules are resolved).
+fn rules<'de, D: Deserializer<'de>>(de: D) -> Result<Vec<String>, D::Error> {
+    let rules = Vec::<String>::deserialize(de)?;
+    for text in &rules {
+        Rule::parse(text, RuleSource::Default).map_err(D::Error::custom)?;
+    }
+    Ok(rules)
 }
 
 /// An integer of at least 1.

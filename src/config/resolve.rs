@@ -15,8 +15,10 @@ use super::providers::{
 };
 use super::raw::{self, RawConfig};
 use super::{
-    ConfigError, Env, Flags, ProviderKind, ProviderProfile, Resolution, Settings, TuiSettings,
+    ConfigError, Env, Flags, PermissionSettings, ProviderKind, ProviderProfile, Resolution,
+    Settings, TuiSettings,
 };
+use crate::permission::{Mode, RuleList, RuleSource};
 
 /// Environment variable naming the active profile.
 pub const PROVIDER_ENV: &str = "LIGHT_AGENT_PROVIDER";
@@ -26,6 +28,8 @@ pub const MODEL_ENV: &str = "LIGHT_AGENT_MODEL";
 pub const BASE_URL_ENV: &str = "LIGHT_AGENT_BASE_URL";
 /// Environment variable holding the log filter.
 pub const LOG_ENV: &str = "RUST_LOG";
+/// Environment variable holding the permission mode.
+pub const PERMISSIONS_ENV: &str = "LIGHT_AGENT_PERMISSIONS";
 
 const DEFAULT_COMPACT_AT: f64 = 0.8;
 const DEFAULT_CONNECT_TIMEOUT_SECS: u64 = 10;
@@ -107,6 +111,34 @@ pub fn resolve(
         .unwrap_or(DEFAULT_LOG_LEVEL)
         .to_string();
 
+    let mode = match flags.permissions.as_deref() {
+        Some(text) => Some(
+            text.parse::<Mode>()
+                .map_err(|e| ConfigError::Invalid(format!("--permissions: {e}")))?,
+        ),
+        None => match env.get(PERMISSIONS_ENV) {
+            Some(text) => Some(
+                text.parse::<Mode>()
+                    .map_err(|e| ConfigError::Invalid(format!("{PERMISSIONS_ENV}: {e}")))?,
+            ),
+            None => raw.permissions.mode,
+        },
+    };
+    let rules = match file {
+        Some((path, _)) => RuleList::parse(
+            &raw.permissions.allow,
+            &raw.permissions.ask,
+            &raw.permissions.deny,
+            &RuleSource::Config(path.to_path_buf()),
+        )
+        .map_err(|errors| {
+            let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            ConfigError::Invalid(texts.join("; "))
+        })?,
+        None => RuleList::default(),
+    };
+    let edit_format = raw.models.get(&model).and_then(|m| m.edit_format.clone());
+
     let settings = Settings {
         api_key: profile.api_key.clone(),
         provider: profile,
@@ -133,6 +165,8 @@ pub fn resolve(
                 .tool_preview_lines
                 .unwrap_or(DEFAULT_TOOL_PREVIEW_LINES),
         },
+        permissions: PermissionSettings { mode, rules },
+        edit_format,
         providers,
         log_level,
         mcp_servers: raw.mcp_servers,

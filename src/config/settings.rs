@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::{ProviderProfile, Secret};
 use crate::mcp::McpServerConfig;
+use crate::permission::{Mode, RuleList};
 
 /// A snapshot of the process environment, taken once by `main`.
 ///
@@ -68,6 +69,8 @@ pub struct Flags {
     pub context_window: Option<u64>,
     /// `--log-level FILTER` (`RUST_LOG` syntax).
     pub log_level: Option<String>,
+    /// `--permissions MODE`.
+    pub permissions: Option<String>,
 }
 
 /// Options for the terminal front end.
@@ -77,6 +80,17 @@ pub struct TuiSettings {
     pub show_thoughts: bool,
     /// How many lines of a tool's result its pane shows.
     pub tool_preview_lines: usize,
+}
+
+/// Permission mode and rules, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionSettings {
+    /// `--permissions`, `LIGHT_AGENT_PERMISSIONS` or `[permissions] mode`;
+    /// `None` leaves it to the host (`ask` in the TUI, `read-only` in
+    /// `exec`).
+    pub mode: Option<Mode>,
+    /// The `[permissions]` rules, tagged with the config file.
+    pub rules: RuleList,
 }
 
 /// Everything the program needs, resolved once from flags, environment,
@@ -107,6 +121,11 @@ pub struct Settings {
     pub retries: u32,
     /// Front-end options.
     pub tui: TuiSettings,
+    /// The permission mode and rules.
+    pub permissions: PermissionSettings,
+    /// `[models.NAME] edit_format` of the model: `"patch"` or `"replace"`;
+    /// `None` leaves the choice to the model's name.
+    pub edit_format: Option<String>,
     /// Every known profile (built-in and from the file), keys resolved.
     pub providers: Vec<ProviderProfile>,
     /// Log filter in `RUST_LOG` syntax.

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::journal::{JournalEntry, NewJournalEntry};
 use super::store::{NewCall, NewEvent};
 use super::{CallPage, CallQuery, RecentLog, SessionError, SessionManager};
 use crate::protocol::{AgentEvent, ToolOutcome};
@@ -160,6 +161,49 @@ impl AgentSession {
         self.manager
             .store()
             .call(move |store| store.last_turn(&id))
+            .await
+    }
+
+    /// Stores the prior states of one tool call's files for `turn`, in one
+    /// committed transaction.
+    pub async fn record_changes(
+        &self,
+        turn: u64,
+        entries: Vec<NewJournalEntry>,
+    ) -> Result<(), SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.record_changes(&id, turn, &entries))
+            .await
+    }
+
+    /// The journal entries of the latest turn not yet undone (empty when
+    /// there is none), in change order.
+    pub async fn latest_undoable(&self) -> Result<Vec<JournalEntry>, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.latest_undoable(&id))
+            .await
+    }
+
+    /// Every journal entry not undone, in change order (for `/diff`).
+    pub async fn live_changes(&self) -> Result<Vec<JournalEntry>, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.live_changes(&id))
+            .await
+    }
+
+    /// Marks `turn`'s changes undone, so the next undo reaches the turn
+    /// before.
+    pub async fn mark_undone(&self, turn: u64) -> Result<(), SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.mark_undone(&id, turn))
             .await
     }
 }

@@ -10,6 +10,9 @@
 //!   (`load`, which starts at the latest summary; `load_recent`, only its
 //!   tail), `load_all`, `load_tail`, `events_after` (paging), `tool_result`
 //!   recall over the whole log and `search_calls` over the tool-call index.
+//! - The undo journal (`journal.rs`): each file's prior content and mode
+//!   per turn ([`AgentSession::record_changes`], `latest_undoable`,
+//!   `mark_undone`, `live_changes`).
 //! - [`SessionInfo`] / [`SessionStatus`] describe a session for listings.
 //! - [`SessionError`] is every failure, typed.
 //!
@@ -31,6 +34,7 @@ mod agent_session;
 mod calls;
 mod error;
 mod id;
+mod journal;
 mod manager;
 mod owner;
 mod schema;
@@ -42,6 +46,7 @@ use crate::protocol::{AgentEvent, Meta};
 
 pub use agent_session::AgentSession;
 pub use error::SessionError;
+pub use journal::{JournalEntry, NewJournalEntry};
 pub use manager::SessionManager;
 
 /// File name of the session database inside the data directory.

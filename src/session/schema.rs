@@ -88,6 +88,21 @@ const MIGRATIONS: &[&str] = &[
            e.turn, e.step
     FROM events AS e, json_each(e.payload, '$.calls') AS c
     WHERE e.type = 'tool_calls' AND json_valid(e.payload);",
+    // v3: the undo journal. Before a tool changes a file, its prior content
+    // (NULL: it did not exist) and mode are stored with the turn; `after_hash`
+    // (xxh3 of what the tool wrote, NULL: removed) lets undo leave alone a
+    // file someone else changed since. `undone` marks turns already undone.
+    "CREATE TABLE file_changes (
+        seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        turn        INTEGER NOT NULL,
+        path        TEXT NOT NULL,
+        prior       BLOB,
+        mode        INTEGER,
+        after_hash  INTEGER,
+        undone      INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX file_changes_by_turn ON file_changes (session_id, undone, turn, seq);",
 ];
 
 /// The schema version this build reads and writes.

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 use tokio_util::sync::CancellationToken;
 
 use super::fs::Root;
+use super::journal::Journal;
+use super::seen::SeenFiles;
+use crate::permission::Permits;
 
 /// Where a tool runs and how it learns that it should stop.
 #[derive(Debug, Clone)]
@@ -22,10 +25,22 @@ pub struct ToolContext {
     /// Folders outside `cwd` whose files `read_file` may read by absolute
     /// path (the folders of loaded skills), each held as a handle.
     pub read_roots: Vec<Root>,
+    /// Decides gated calls: a writing tool prepares its change, then asks
+    /// here, and writes only when allowed.
+    pub permits: Permits,
+    /// The id of the call being run (approval requests name it); empty
+    /// outside a model's call.
+    pub call_id: String,
+    /// What the agent last saw of each file (the stale guard).
+    pub seen: SeenFiles,
+    /// Where writing tools store prior contents for undo; `None` keeps no
+    /// undo information.
+    pub journal: Option<Journal>,
 }
 
 impl ToolContext {
-    /// A context for `cwd`, opened here as the root.
+    /// A context for `cwd`, opened here as the root, with
+    /// [`Permits::default`] (gated calls denied unless a rule allows them).
     ///
     /// Fails when `cwd` is not a directory that can be opened.
     pub fn new(cwd: impl AsRef<Path>, cancel: CancellationToken) -> std::io::Result<Self> {
@@ -39,6 +54,10 @@ impl ToolContext {
             root,
             cancel,
             read_roots: Vec::new(),
+            permits: Permits::default(),
+            call_id: String::new(),
+            seen: SeenFiles::default(),
+            journal: None,
         }
     }
 }

@@ -20,9 +20,12 @@ pub mod builtin;
 mod context;
 mod definition;
 pub mod fs;
+pub mod journal;
 mod labelled;
+pub mod patch;
 mod registry;
 mod schema;
+pub mod seen;
 
 use std::future::Future;
 
@@ -84,6 +87,13 @@ pub trait Tool: Send + Sync + 'static {
 
     /// What the tool does and when to use it, for the model.
     fn description(&self) -> &str;
+
+    /// Rewrites the model's argument object before it is checked against
+    /// the schema: spellings models send for the same field (aliases).
+    /// The default changes nothing.
+    fn normalize_args(&self, args: &mut serde_json::Map<String, serde_json::Value>) {
+        let _ = args;
+    }
 
     /// Runs one call. Failures the model can fix are error outputs, not panics.
     fn execute(

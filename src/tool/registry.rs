@@ -52,6 +52,8 @@ struct Entry {
 
 /// Runs a call whose arguments were already validated against the schema.
 trait Runner: Send + Sync {
+    fn normalize(&self, args: &mut serde_json::Map<String, Value>);
+
     fn run(
         self: Arc<Self>,
         args: Value,
@@ -62,6 +64,10 @@ trait Runner: Send + Sync {
 struct Typed<T>(T);
 
 impl<T: Tool> Runner for Typed<T> {
+    fn normalize(&self, args: &mut serde_json::Map<String, Value>) {
+        self.0.normalize_args(args);
+    }
+
     fn run(
         self: Arc<Self>,
         args: Value,
@@ -76,6 +82,9 @@ impl<T: Tool> Runner for Typed<T> {
 struct Untyped(Arc<dyn JsonTool>);
 
 impl Runner for Untyped {
+    // A server's schema is taken as it is: nothing to fill in.
+    fn normalize(&self, _args: &mut serde_json::Map<String, Value>) {}
+
     fn run(
         self: Arc<Self>,
         args: Value,
@@ -237,6 +246,7 @@ impl ToolRegistry {
             }
         };
         args.remove(INTENT_FIELD);
+        runner.normalize(&mut args);
         let args = Value::Object(args);
 
         let issues = schema::validate(&own_schema, &args);

@@ -15,6 +15,7 @@ use ratatui::text::Line;
 use super::bridge::{NoticeLevel, Op, RuntimeStatus, SessionHeader, TuiOptions, UiInput};
 use super::stream::MarkdownStream;
 use super::transcript::{TranscriptItem, TranscriptView};
+use super::view::approval::ApprovalView;
 use super::view::composer::Composer;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::{Activity, StatusView};
@@ -77,6 +78,8 @@ pub struct App {
     pub(crate) popup: Popup,
     pub(crate) slash_selected: usize,
     pub(crate) overlay: Option<TranscriptView>,
+    /// Changes waiting for approval, in call order (see `approvals.rs`).
+    pub(crate) approvals: Vec<ApprovalView>,
     pub(crate) transcript: Vec<TranscriptItem>,
     pending: Vec<Line<'static>>,
     committed_any: bool,
@@ -112,6 +115,7 @@ impl App {
             popup: Popup::None,
             slash_selected: 0,
             overlay: None,
+            approvals: Vec::new(),
             transcript: Vec::new(),
             pending: Vec::new(),
             committed_any: false,
@@ -263,6 +267,7 @@ impl App {
             }
             UiInput::Notice { level, text } => self.notice(level, &text),
             UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
+            UiInput::Approval(prompt) => self.queue_approval(prompt),
             UiInput::QueuedReturned(prompts) => {
                 let mut parts: Vec<String> = prompts;
                 self.queued.retain(|q| !parts.contains(q));
@@ -421,6 +426,7 @@ impl App {
                 }
             }
             AgentEvent::AgentStop { cause, message, .. } => {
+                self.drop_approvals();
                 self.flush_live(replay);
                 let detail = if message.is_empty() {
                     String::new()

@@ -40,8 +40,47 @@ pub enum Op {
     Tools,
     /// List the skills (answered with a [`UiInput::Notice`]).
     Skills,
+    /// The user's answer to [`UiInput::Approval`] number `id`.
+    Approval {
+        /// The prompt's id.
+        id: u64,
+        /// The answer.
+        answer: ApprovalAnswer,
+    },
+    /// Restore the files of the latest turn that changed any (`/undo`).
+    Undo,
+    /// Show the session's file changes as one diff (`/diff`).
+    Diff,
+    /// List the permission mode and the rules in force (`/permissions`).
+    Permissions,
     /// The UI is closing; flush and stop.
     Quit,
+}
+
+/// A change waiting for the user's approval (transient: never in the log).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalPrompt {
+    /// Answer with this id ([`Op::Approval`]).
+    pub id: u64,
+    /// The tool call asking; prompts queue in call order.
+    pub call_id: String,
+    /// The tool's name (`a` allows it for the rest of the session).
+    pub tool: String,
+    /// One line: what will happen.
+    pub title: String,
+    /// The unified diff of every file the call changes.
+    pub diff: String,
+}
+
+/// The user's answer to an [`ApprovalPrompt`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalAnswer {
+    /// `y`: apply.
+    Approve,
+    /// `a`: apply, and stop asking about this tool for the session.
+    ApproveForSession,
+    /// `n` (with what was typed after it) or Esc: deny.
+    Deny(Option<String>),
 }
 
 /// What the runtime tells the UI.
@@ -83,6 +122,9 @@ pub enum UiInput {
     /// Prompts that were queued when the turn was interrupted; they go back
     /// into the composer for editing.
     QueuedReturned(Vec<String>),
+    /// A tool call waits for the user's approval: the overlay opens (or the
+    /// prompt queues behind the open one).
+    Approval(ApprovalPrompt),
 }
 
 /// How a notice is shown.
@@ -128,6 +170,9 @@ pub struct RuntimeStatus {
     pub session_id: String,
     /// Whether a turn is running.
     pub is_running: bool,
+    /// The permission mode (`read-only`, `ask`, `auto`, `full`); empty when
+    /// unknown.
+    pub permission_mode: String,
 }
 
 /// One row of the resume picker.

@@ -25,6 +25,9 @@ pub fn run(app: &mut App, command: &str) {
         "status" => Op::Status,
         "tools" => Op::Tools,
         "skills" => Op::Skills,
+        "undo" => Op::Undo,
+        "diff" => Op::Diff,
+        "permissions" => Op::Permissions,
         "model" if arg.is_empty() => {
             app.notice(NoticeLevel::Warn, "usage: /model NAME");
             return;

@@ -75,6 +75,10 @@ impl App {
                     }
                     return;
                 }
+                if self.approval_open() {
+                    self.approval_key(key);
+                    return;
+                }
                 self.on_action(action(key));
             }
             TermEvent::Paste(text) => match &mut self.popup {

@@ -9,7 +9,8 @@
 //!   styled, wrapped lines (streamed answers commit in complete lines).
 //! - [`view`]: one file per widget; [`view::live::render`] draws the live
 //!   area as a pure function of the App.
-//! - [`transcript`]: the Ctrl+T overlay.
+//! - [`transcript`]: the Ctrl+T overlay; `approvals.rs` the queue of
+//!   changes waiting for approval, shown by [`view::approval`].
 //! - [`runner`]: the generic [`runner::Screen`] and the select loop;
 //!   [`terminal`]: raw mode, restore, panic hook, terminal controls.
 //!
@@ -18,6 +19,7 @@
 //! else from the crate.
 
 pub mod app;
+mod approvals;
 pub mod bridge;
 pub mod commands;
 pub mod highlight;
@@ -39,8 +41,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, AppMsg};
 pub use bridge::{
-    NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow, TuiError, TuiExit, TuiOptions,
-    UiInput,
+    ApprovalAnswer, ApprovalPrompt, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow,
+    TuiError, TuiExit, TuiOptions, UiInput,
 };
 
 use crate::protocol::now_millis;

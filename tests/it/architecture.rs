@@ -16,13 +16,17 @@ use syn::visit::Visit;
 const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("ai", &["protocol"]),
-    ("tool", &["protocol"]),
+    ("permission", &["protocol"]),
+    ("tool", &["protocol", "permission"]),
     // `tool` here means `tool::fs` only (checked below): AGENTS.md and
     // skills are read through the confined-open API.
     ("context", &["protocol", "ai", "tool"]),
     ("session", &["protocol"]),
-    ("config", &["protocol"]),
-    ("agent", &["protocol", "ai", "tool", "context", "session"]),
+    ("config", &["protocol", "permission"]),
+    (
+        "agent",
+        &["protocol", "ai", "tool", "context", "session", "permission"],
+    ),
     ("tui", &["protocol"]),
 ];
 

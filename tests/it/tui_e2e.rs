@@ -4,7 +4,7 @@
 //! resume, the bytes written, and terminal restore on panic and SIGTERM.
 
 #[path = "tui_e2e/pty.rs"]
-mod pty;
+pub(crate) mod pty;
 use crate::support;
 
 use std::time::Duration;

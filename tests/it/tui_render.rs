@@ -51,6 +51,7 @@ fn status() -> RuntimeStatus {
         queued: 0,
         session_id: "5f3a9c21-77aa-4d1e".into(),
         is_running: false,
+        permission_mode: "ask".into(),
     }
 }
 

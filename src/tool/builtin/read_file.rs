@@ -17,6 +17,7 @@ use serde::Deserialize;
 use super::blocking::{self, StopFlag};
 use crate::tool::fs::{FileKind, FsRefusal, FsRefusalKind, OpenedFile, RelPath, Root};
 use crate::tool::labelled::Labelled;
+use crate::tool::seen::SeenFiles;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "read_file";
@@ -86,12 +87,13 @@ impl Tool for ReadFileTool {
             byte_offset: args.byte_offset,
         };
         // Opening is blocking work too (a slow or hung file system).
+        let seen = ctx.seen.clone();
         let read = blocking::run_blocking(&ctx.cancel, move |stop| {
             let opened = match root.open_file(&rel) {
                 Ok(opened) => opened,
                 Err(refusal) => return Ok(Some(refused_open(&root, &rel, &request, refusal))),
             };
-            read(opened, &request, stop)
+            read(opened, &request, stop, &seen)
         })
         .await;
         match read {
@@ -227,7 +229,12 @@ struct FileView<'a> {
 }
 
 /// Reads what `request` asks for from the opened file. `None` when stopped.
-fn read(opened: OpenedFile, request: &Request, stop: &StopFlag) -> io::Result<Option<ToolOutput>> {
+fn read(
+    opened: OpenedFile,
+    request: &Request,
+    stop: &StopFlag,
+    seen: &SeenFiles,
+) -> io::Result<Option<ToolOutput>> {
     let mut file = opened.file;
     let size = opened.identity.size;
     let mut head = Vec::new();
@@ -248,14 +255,23 @@ fn read(opened: OpenedFile, request: &Request, stop: &StopFlag) -> io::Result<Op
     }
     file.seek(SeekFrom::Start(0))?;
     if size <= WINDOW_BYTES {
-        return Ok(Some(read_small(file, size, request)?));
+        return Ok(Some(read_small(file, size, request, seen)?));
     }
     read_large(file, size, request, stop)
 }
 
-fn read_small(file: File, size: u64, request: &Request) -> io::Result<ToolOutput> {
+fn read_small(
+    file: File,
+    size: u64,
+    request: &Request,
+    seen: &SeenFiles,
+) -> io::Result<ToolOutput> {
     let mut bytes = Vec::new();
     file.take(WINDOW_BYTES).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 == size {
+        // The agent now knows this file whole: the writing tools' stale guard.
+        seen.saw(&request.relative, &bytes);
+    }
     let text = String::from_utf8_lossy(&bytes);
     let body = text.strip_suffix('\n').unwrap_or(&text);
     let lines: Vec<(u64, String)> = if text.is_empty() {

@@ -59,6 +59,12 @@ pub fn render(app: &App, frame: &mut Frame) {
     if let Some(rect) = take(1) {
         Paragraph::new(app.status_view().line_for(width)).render(rect, buf);
     }
+    if let Some(approval) = app.approvals.first() {
+        // A change waits for the user: the overlay takes the whole area.
+        let rest = Rect::new(area.x, area.y, width, bottom.saturating_sub(area.y));
+        approval.render(rest, buf, app.approvals.len() - 1);
+        return;
+    }
     let composer_rows = app.composer.height(width);
     let composer_rect = take(composer_rows);
     if let Some(rect) = composer_rect {

@@ -4,8 +4,10 @@
 //! `notice`, `session_header`) render themselves into wrapped lines for a
 //! width; those lines are committed to scrollback once final. The live-area
 //! widgets (`status_line`, `composer`, `slash_popup`, `resume_picker`) are
-//! drawn each frame by [`live::render`].
+//! drawn each frame by [`live::render`], which gives the whole live area
+//! to the approval overlay (`approval`) while a change waits for the user.
 
+pub mod approval;
 pub mod composer;
 pub mod live;
 pub mod notice;

@@ -64,6 +64,21 @@ pub const COMMANDS: &[SlashCommand] = &[
         help: "list skills",
     },
     SlashCommand {
+        name: "undo",
+        args: "",
+        help: "restore the files the latest turn changed",
+    },
+    SlashCommand {
+        name: "diff",
+        args: "",
+        help: "show this session's file changes",
+    },
+    SlashCommand {
+        name: "permissions",
+        args: "",
+        help: "permission mode and rules in force",
+    },
+    SlashCommand {
         name: "title",
         args: "TEXT",
         help: "rename this session",

@@ -127,6 +127,17 @@ impl StatusView<'_> {
         if self.activity != Activity::Idle && !compact {
             spans.push(Span::styled(" (esc to interrupt)", dim));
         }
+        // The permission mode when it is not the TUI's default: `full` in red.
+        let mode_style = match self.status.permission_mode.as_str() {
+            "full" => Some(Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)),
+            "auto" => Some(Style::new().fg(Color::Yellow)),
+            "read-only" => Some(dim),
+            _ => None,
+        };
+        if let Some(style) = mode_style {
+            spans.push(sep());
+            spans.push(Span::styled(self.status.permission_mode.clone(), style));
+        }
         if self.queued > 0 {
             spans.push(sep());
             spans.push(Span::styled(
@@ -146,5 +157,39 @@ impl StatusView<'_> {
             ));
         }
         Line::from(spans)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(status: &RuntimeStatus) -> StatusView<'_> {
+        StatusView {
+            status,
+            activity: Activity::Idle,
+            elapsed: None,
+            queued: 0,
+            hint: None,
+        }
+    }
+
+    #[test]
+    fn full_permissions_show_in_red_and_ask_is_not_shown() {
+        let mut status = RuntimeStatus {
+            model: "m".into(),
+            permission_mode: "full".into(),
+            ..RuntimeStatus::default()
+        };
+        let line = view(&status).line();
+        let mode = line
+            .spans
+            .iter()
+            .find(|s| s.content == "full")
+            .expect("mode shown");
+        assert_eq!(mode.style.fg, Some(Color::Red));
+        status.permission_mode = "ask".into();
+        let line = view(&status).line();
+        assert!(!line.spans.iter().any(|s| s.content == "ask"));
     }
 }

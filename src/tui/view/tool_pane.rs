@@ -64,6 +64,17 @@ impl ToolPane {
         if !args.is_empty() {
             head.push(Span::raw(format!(" {args}")));
         }
+        if let Some(counts) = self
+            .outcome
+            .as_ref()
+            .filter(|o| !o.is_error)
+            .and_then(|o| change_counts(&self.call.name, &o.result))
+        {
+            head.push(Span::styled(
+                format!(" {counts}"),
+                Style::new().fg(Color::Green),
+            ));
+        }
         let time = match (&self.outcome, self.took, running_for) {
             (Some(_), Some(d), _) | (None, _, Some(d)) => Some(format_duration(d)),
             _ => None,
@@ -155,6 +166,25 @@ pub fn short_args(call: &ToolCall) -> String {
             out
         }
         "tree" => str_arg(args, "path").unwrap_or(".").to_string(),
+        "edit" | "write" => str_arg(args, "path")
+            .or_else(|| str_arg(args, "file_path"))
+            .unwrap_or("?")
+            .to_string(),
+        "apply_patch" => {
+            let patch = str_arg(args, "patch")
+                .or_else(|| str_arg(args, "input"))
+                .unwrap_or("");
+            let files: Vec<&str> = patch
+                .lines()
+                .filter_map(|l| {
+                    ["*** Add File:", "*** Update File:", "*** Delete File:"]
+                        .iter()
+                        .find_map(|p| l.strip_prefix(p))
+                })
+                .map(str::trim)
+                .collect();
+            truncate(&files.join(", "), 80)
+        }
         "recall_indexed" => str_arg(args, "id").unwrap_or("").to_string(),
         "load_skill" => str_arg(args, "name").unwrap_or("").to_string(),
         _ => match args {
@@ -175,6 +205,16 @@ pub fn short_args(call: &ToolCall) -> String {
     }
 }
 
+/// `(+5 −2)` from a writing tool's result (`Edited src/a.rs (+5 −2)`).
+fn change_counts(tool: &str, result: &str) -> Option<String> {
+    if !matches!(tool, "edit" | "write" | "apply_patch") {
+        return None;
+    }
+    let first = result.lines().next()?;
+    let at = first.rfind("(+")?;
+    first.ends_with(')').then(|| first[at..].to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +226,29 @@ mod tests {
             name: name.into(),
             args,
         }
+    }
+
+    #[test]
+    fn writing_tools_show_their_files_and_counts() {
+        let edit = call("edit", json!({"path": "src/a.rs", "edits": []}));
+        let mut pane = ToolPane::new(edit);
+        pane.outcome = Some(ToolOutcome {
+            id: "c1".into(),
+            name: "edit".into(),
+            result: "Edited src/a.rs (+5 −2)\n\n1 | x".into(),
+            is_error: false,
+        });
+        let head: String = pane.lines(None, 0, 3, 80)[0]
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(head, "✓ edit src/a.rs (+5 −2)");
+        let patch = call(
+            "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** Add File: a\n+x\n*** Update File: b\n*** End Patch"}),
+        );
+        assert_eq!(short_args(&patch), "a, b");
     }
 
     #[test]

@@ -1,0 +1,329 @@
+//! The handle a gated tool holds: policy, approver and this session's
+//! "allow for the session" answers.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use super::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use super::mode::Mode;
+use super::policy::{Decision, GateRequest, Policy};
+use super::rule::RuleSource;
+
+/// A gated call that may not run; its message is the call's error result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Denied {
+    /// Why, and how to allow it where that helps.
+    pub message: String,
+}
+
+/// Cheap-clone handle deciding gated calls for one agent.
+#[derive(Clone)]
+pub struct Permits {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    policy: Policy,
+    approver: Option<Arc<dyn Approver>>,
+    /// Tools the user allowed for the rest of the session.
+    session_tools: Mutex<BTreeSet<String>>,
+}
+
+impl fmt::Debug for Permits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permits")
+            .field("policy", &self.inner.policy)
+            .field("approver", &self.inner.approver.is_some())
+            .finish()
+    }
+}
+
+impl Default for Permits {
+    /// `ask` with nobody to ask: every gated call is denied unless a rule
+    /// allows it.
+    fn default() -> Self {
+        Permits::new(Policy::default(), None)
+    }
+}
+
+impl Permits {
+    /// Permits deciding by `policy`, asking `approver` (none: what needs
+    /// asking is denied, with a message saying how to allow it).
+    pub fn new(policy: Policy, approver: Option<Arc<dyn Approver>>) -> Permits {
+        Permits {
+            inner: Arc::new(Inner {
+                policy,
+                approver,
+                session_tools: Mutex::new(BTreeSet::new()),
+            }),
+        }
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
+    }
+
+    /// The permission mode.
+    pub fn mode(&self) -> Mode {
+        self.inner.policy.mode
+    }
+
+    /// Tools the user allowed for the rest of this session, sorted.
+    pub fn session_tools(&self) -> Vec<String> {
+        self.session_tools_guard().iter().cloned().collect()
+    }
+
+    fn session_tools_guard(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+        // A poisoned set is still a valid set of names.
+        self.inner
+            .session_tools
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The mode, every rule in force with where it came from, and the tools
+    /// allowed for this session (what `/permissions` shows).
+    pub fn describe(&self) -> String {
+        let policy = &self.inner.policy;
+        let mut out = format!("mode: {}", policy.mode);
+        let lists = [
+            ("deny", &policy.rules.deny),
+            ("ask", &policy.rules.ask),
+            ("allow", &policy.rules.allow),
+        ];
+        for (name, rules) in lists {
+            for rule in rules {
+                out.push_str(&format!("\n{name:<6}{rule}  ({})", rule.source()));
+            }
+        }
+        for rule in policy.defaults() {
+            out.push_str(&format!(
+                "\ndeny  {rule}  ({}; an allow rule overrides it)",
+                rule.source()
+            ));
+        }
+        for tool in self.session_tools() {
+            out.push_str(&format!("\nallow {tool}  (this session: answered `a`)"));
+        }
+        out
+    }
+
+    /// Decides `gate`, asking the user with `approval` when the policy says
+    /// ask. Resolves `Ok` when the call may run. Dropping the future (the
+    /// turn was interrupted) drops the question.
+    pub async fn request(
+        &self,
+        gate: GateRequest,
+        approval: ApprovalRequest,
+    ) -> Result<(), Denied> {
+        let (decision, rule) = self.inner.policy.ruling(&gate);
+        match decision {
+            Decision::Allow => return Ok(()),
+            Decision::Deny => {
+                let message = match rule {
+                    Some(rule) if *rule.source() == RuleSource::Default => format!(
+                        "denied: {} is protected by default (rule {rule}); a [permissions] allow rule can open it",
+                        subject(&gate)
+                    ),
+                    Some(rule) => format!("denied by rule {rule} (from {})", rule.source()),
+                    None => format!(
+                        "denied: the permission mode is {}; nothing may be changed",
+                        self.mode()
+                    ),
+                };
+                return Err(Denied { message });
+            }
+            Decision::Ask => {}
+        }
+        let asked_by_rule = rule.is_some();
+        if !asked_by_rule && self.session_tools_guard().contains(&approval.tool) {
+            return Ok(());
+        }
+        let Some(approver) = self.inner.approver.clone() else {
+            return Err(Denied {
+                message: format!(
+                    "denied in exec: nobody is here to approve {}. Run with --permissions auto, or allow it in config.toml: [permissions] allow = [\"{}\"]",
+                    subject(&gate),
+                    suggested_rule(&gate)
+                ),
+            });
+        };
+        let tool = approval.tool.clone();
+        match approver.approve(approval).await {
+            ApprovalDecision::Approve => Ok(()),
+            ApprovalDecision::ApproveForSession => {
+                self.session_tools_guard().insert(tool);
+                Ok(())
+            }
+            ApprovalDecision::Deny { reason } => Err(Denied {
+                message: match reason.as_deref().map(str::trim) {
+                    Some(reason) if !reason.is_empty() => format!("denied by the user: {reason}"),
+                    _ => "denied by the user".to_string(),
+                },
+            }),
+        }
+    }
+}
+
+/// What the request touches, for messages.
+fn subject(gate: &GateRequest) -> String {
+    match gate {
+        GateRequest::Edit { paths } => format!("the change to {}", paths.join(", ")),
+        GateRequest::Shell { command, .. } => format!("the command `{command}`"),
+        GateRequest::Mcp { server, tool, .. } => format!("the tool {server}.{tool}"),
+    }
+}
+
+/// A rule that would allow the request.
+fn suggested_rule(gate: &GateRequest) -> String {
+    match gate {
+        GateRequest::Edit { paths } if paths.len() == 1 => format!("edit({})", paths[0]),
+        GateRequest::Edit { .. } => "edit(**)".to_string(),
+        GateRequest::Shell { command, .. } => {
+            let first = command.split_whitespace().next().unwrap_or("*");
+            format!("shell({first} *)")
+        }
+        GateRequest::Mcp { server, tool, .. } => format!("mcp({server}.{tool})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::{ApprovalDetail, RuleList};
+    use futures::future::BoxFuture;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Answers every question with the same decision and counts them.
+    struct Scripted {
+        answer: ApprovalDecision,
+        asked: AtomicUsize,
+    }
+
+    impl Approver for Scripted {
+        fn approve(&self, _request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            let answer = self.answer.clone();
+            Box::pin(async move { answer })
+        }
+    }
+
+    fn scripted(answer: ApprovalDecision) -> Arc<Scripted> {
+        Arc::new(Scripted {
+            answer,
+            asked: AtomicUsize::new(0),
+        })
+    }
+
+    fn edit(path: &str) -> (GateRequest, ApprovalRequest) {
+        (
+            GateRequest::Edit {
+                paths: vec![path.to_string()],
+            },
+            ApprovalRequest {
+                call_id: "c1".into(),
+                tool: "edit".into(),
+                title: format!("edit {path}"),
+                detail: ApprovalDetail::Diff {
+                    unified: String::new(),
+                },
+            },
+        )
+    }
+
+    fn policy(mode: Mode, allow: &[&str], ask: &[&str], deny: &[&str]) -> Policy {
+        let owned = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let source = RuleSource::Config("config.toml".into());
+        Policy::new(
+            mode,
+            RuleList::parse(&owned(allow), &owned(ask), &owned(deny), &source).unwrap(),
+        )
+    }
+
+    #[tokio::test]
+    async fn nobody_to_ask_denies_with_how_to_allow() {
+        let permits = Permits::new(policy(Mode::Ask, &[], &[], &[]), None);
+        let (gate, req) = edit("src/a.rs");
+        let denied = permits.request(gate, req).await.unwrap_err();
+        assert!(
+            denied.message.starts_with("denied in exec"),
+            "{}",
+            denied.message
+        );
+        assert!(denied.message.contains("--permissions auto"));
+        assert!(denied.message.contains("edit(src/a.rs)"));
+    }
+
+    #[tokio::test]
+    async fn deny_rules_name_the_rule_and_its_file() {
+        let permits = Permits::new(policy(Mode::Auto, &[], &[], &["edit(.env*)"]), None);
+        let (gate, req) = edit(".env");
+        let denied = permits.request(gate, req).await.unwrap_err();
+        assert_eq!(
+            denied.message,
+            "denied by rule edit(.env*) (from config.toml)"
+        );
+    }
+
+    #[tokio::test]
+    async fn user_answers_decide_and_session_answers_stick() {
+        let yes = scripted(ApprovalDecision::Approve);
+        let permits = Permits::new(policy(Mode::Ask, &[], &[], &[]), Some(yes.clone()));
+        let (gate, req) = edit("a");
+        assert_eq!(permits.request(gate.clone(), req.clone()).await, Ok(()));
+        assert_eq!(permits.request(gate, req).await, Ok(()));
+        assert_eq!(yes.asked.load(Ordering::SeqCst), 2);
+
+        let always = scripted(ApprovalDecision::ApproveForSession);
+        let permits = Permits::new(
+            policy(Mode::Ask, &[], &["edit(docs/**)"], &[]),
+            Some(always.clone()),
+        );
+        let (gate, req) = edit("a");
+        assert_eq!(permits.request(gate.clone(), req.clone()).await, Ok(()));
+        assert_eq!(permits.request(gate, req).await, Ok(()));
+        assert_eq!(
+            always.asked.load(Ordering::SeqCst),
+            1,
+            "the second call was not asked"
+        );
+        assert_eq!(permits.session_tools(), vec!["edit".to_string()]);
+        let (gate, req) = edit("docs/x.md");
+        assert_eq!(permits.request(gate, req).await, Ok(()));
+        assert_eq!(
+            always.asked.load(Ordering::SeqCst),
+            2,
+            "an ask rule still asks"
+        );
+
+        let no = scripted(ApprovalDecision::Deny {
+            reason: Some(" use the other file ".into()),
+        });
+        let permits = Permits::new(policy(Mode::Ask, &[], &[], &[]), Some(no));
+        let (gate, req) = edit("a");
+        let denied = permits.request(gate, req).await.unwrap_err();
+        assert_eq!(denied.message, "denied by the user: use the other file");
+    }
+
+    #[tokio::test]
+    async fn allowed_calls_are_not_asked() {
+        let yes = scripted(ApprovalDecision::Approve);
+        let permits = Permits::new(
+            policy(Mode::Ask, &["edit(src/**)"], &[], &[]),
+            Some(yes.clone()),
+        );
+        let (gate, req) = edit("src/a.rs");
+        assert_eq!(permits.request(gate, req).await, Ok(()));
+        assert_eq!(yes.asked.load(Ordering::SeqCst), 0);
+        let (gate, req) = edit(".git/config");
+        let denied = permits.request(gate, req).await.unwrap_err();
+        assert!(
+            denied.message.contains("protected by default"),
+            "{}",
+            denied.message
+        );
+    }
+}

@@ -1,0 +1,322 @@
+//! The policy: a mode plus rules, deciding each gated request.
+
+use std::fmt;
+
+use super::mode::Mode;
+use super::rule::{Rule, RuleList, RuleSource};
+
+/// What the policy says about one request. Ordered so that the stricter
+/// answer is the greater: deny beats ask beats allow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Decision {
+    /// Go ahead without asking.
+    Allow,
+    /// Ask the user first.
+    Ask,
+    /// Refuse.
+    Deny,
+}
+
+/// Whether a command would run inside the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SandboxState {
+    /// Confined: writes only inside the working directory, no network.
+    Sandboxed,
+    /// Runs with the user's full rights.
+    Unsandboxed,
+}
+
+impl fmt::Display for SandboxState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SandboxState::Sandboxed => "sandboxed",
+            SandboxState::Unsandboxed => "not sandboxed",
+        })
+    }
+}
+
+/// What a gated tool is about to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateRequest {
+    /// Change (create, replace, delete, move to) these files; paths relative
+    /// to the working directory, `/`-separated.
+    Edit {
+        /// Every path the call writes or removes.
+        paths: Vec<String>,
+    },
+    /// Run a command.
+    Shell {
+        /// The command line as the model gave it.
+        command: String,
+        /// Where it runs, relative to the working directory.
+        workdir: String,
+        /// Whether it would run sandboxed.
+        sandbox: SandboxState,
+    },
+    /// Call an MCP tool.
+    Mcp {
+        /// The server's name.
+        server: String,
+        /// The tool's name on that server.
+        tool: String,
+        /// Whether the server marks the tool read-only.
+        read_only: bool,
+    },
+}
+
+/// The mode and the rules in force.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    /// The permission mode.
+    pub mode: Mode,
+    /// The configured rules, in the order of their sources.
+    pub rules: RuleList,
+    /// Built-in denials that any matching allow rule overrides (`.git/`).
+    defaults: Vec<Rule>,
+}
+
+impl Policy {
+    /// A policy of `mode` and `rules`, with `.git/` denied unless an allow
+    /// rule covers the path.
+    pub fn new(mode: Mode, rules: RuleList) -> Policy {
+        let defaults = ["edit(.git/)"]
+            .iter()
+            .filter_map(|text| Rule::parse(text, RuleSource::Default).ok())
+            .collect();
+        Policy {
+            mode,
+            rules,
+            defaults,
+        }
+    }
+
+    /// The built-in rules (listed by `/permissions`).
+    pub fn defaults(&self) -> &[Rule] {
+        &self.defaults
+    }
+
+    /// What to do with `request`.
+    pub fn decide(&self, request: &GateRequest) -> Decision {
+        self.ruling(request).0
+    }
+
+    /// What to do with `request`, and the rule that decided it (`None` when
+    /// the mode did).
+    pub fn ruling(&self, request: &GateRequest) -> (Decision, Option<&Rule>) {
+        match request {
+            GateRequest::Edit { paths } => {
+                let mut worst: Option<(Decision, Option<&Rule>)> = None;
+                for ruling in paths.iter().map(|p| self.edit_ruling(p)) {
+                    if worst.is_none_or(|w| ruling.0 > w.0) {
+                        worst = Some(ruling);
+                    }
+                }
+                worst.unwrap_or((self.fallback(Decision::Ask), None))
+            }
+            GateRequest::Shell {
+                command, sandbox, ..
+            } => {
+                if self.mode == Mode::ReadOnly {
+                    return (Decision::Deny, None);
+                }
+                if let Some((d, r)) = self.by_rules(|r| r.covers_command(command)) {
+                    return (d, Some(r));
+                }
+                let auto = match sandbox {
+                    SandboxState::Sandboxed => Decision::Allow,
+                    SandboxState::Unsandboxed => Decision::Ask,
+                };
+                (self.fallback(auto), None)
+            }
+            GateRequest::Mcp {
+                server,
+                tool,
+                read_only,
+            } => {
+                if let Some((d, r)) = self.by_rules(|r| r.covers_mcp(server, tool)) {
+                    return (d, Some(r));
+                }
+                if *read_only {
+                    return (Decision::Allow, None);
+                }
+                (self.fallback(Decision::Ask), None)
+            }
+        }
+    }
+
+    fn edit_ruling(&self, path: &str) -> (Decision, Option<&Rule>) {
+        if self.mode == Mode::ReadOnly {
+            return (Decision::Deny, None);
+        }
+        if let Some((d, r)) = self.by_rules(|r| r.covers_path(path)) {
+            return (d, Some(r));
+        }
+        if let Some(rule) = self.defaults.iter().find(|r| r.covers_path(path)) {
+            return (Decision::Deny, Some(rule));
+        }
+        (self.fallback(Decision::Allow), None)
+    }
+
+    /// The first matching rule, deny list first, then ask, then allow.
+    fn by_rules(&self, covers: impl Fn(&Rule) -> bool) -> Option<(Decision, &Rule)> {
+        let lists = [
+            (Decision::Deny, &self.rules.deny),
+            (Decision::Ask, &self.rules.ask),
+            (Decision::Allow, &self.rules.allow),
+        ];
+        lists
+            .into_iter()
+            .find_map(|(d, list)| list.iter().find(|r| covers(r)).map(|r| (d, r)))
+    }
+
+    /// What the mode says when no rule matched; `auto` is what `Mode::Auto`
+    /// gives for this kind of request.
+    fn fallback(&self, auto: Decision) -> Decision {
+        match self.mode {
+            Mode::ReadOnly => Decision::Deny,
+            Mode::Ask => Decision::Ask,
+            Mode::Auto => auto,
+            Mode::Full => Decision::Allow,
+        }
+    }
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::new(Mode::default(), RuleList::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(mode: Mode, allow: &[&str], ask: &[&str], deny: &[&str]) -> Policy {
+        let owned = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let rules = RuleList::parse(
+            &owned(allow),
+            &owned(ask),
+            &owned(deny),
+            &RuleSource::CommandLine,
+        )
+        .unwrap();
+        Policy::new(mode, rules)
+    }
+
+    fn edit(paths: &[&str]) -> GateRequest {
+        GateRequest::Edit {
+            paths: paths.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_mode_decides_what_no_rule_covers() {
+        let req = edit(&["src/a.rs"]);
+        assert_eq!(
+            policy(Mode::ReadOnly, &[], &[], &[]).decide(&req),
+            Decision::Deny
+        );
+        assert_eq!(policy(Mode::Ask, &[], &[], &[]).decide(&req), Decision::Ask);
+        assert_eq!(
+            policy(Mode::Auto, &[], &[], &[]).decide(&req),
+            Decision::Allow
+        );
+        assert_eq!(
+            policy(Mode::Full, &[], &[], &[]).decide(&req),
+            Decision::Allow
+        );
+    }
+
+    #[test]
+    fn deny_beats_ask_beats_allow() {
+        let p = policy(
+            Mode::Ask,
+            &["edit(src/**)"],
+            &["edit(src/gen/**)"],
+            &["edit(.env*)", "edit(src/gen/secret.rs)"],
+        );
+        assert_eq!(p.decide(&edit(&["src/a.rs"])), Decision::Allow);
+        assert_eq!(p.decide(&edit(&["src/gen/b.rs"])), Decision::Ask);
+        assert_eq!(p.decide(&edit(&["src/gen/secret.rs"])), Decision::Deny);
+        assert_eq!(p.decide(&edit(&[".env.local"])), Decision::Deny);
+        let (_, rule) = p.ruling(&edit(&[".env"]));
+        assert_eq!(rule.map(|r| r.to_string()), Some("edit(.env*)".to_string()));
+    }
+
+    #[test]
+    fn the_strictest_path_of_a_call_decides() {
+        let p = policy(Mode::Auto, &[], &["edit(docs/**)"], &["edit(secrets/)"]);
+        assert_eq!(p.decide(&edit(&["a.rs", "docs/x.md"])), Decision::Ask);
+        assert_eq!(
+            p.decide(&edit(&["a.rs", "docs/x.md", "secrets/k"])),
+            Decision::Deny
+        );
+        assert_eq!(p.decide(&edit(&["a.rs", "b.rs"])), Decision::Allow);
+    }
+
+    #[test]
+    fn git_folder_is_denied_unless_allowed() {
+        let p = policy(Mode::Full, &[], &[], &[]);
+        let (decision, rule) = p.ruling(&edit(&[".git/config"]));
+        assert_eq!(decision, Decision::Deny);
+        assert_eq!(rule.map(|r| r.source().clone()), Some(RuleSource::Default));
+        assert_eq!(p.decide(&edit(&[".gitignore"])), Decision::Allow);
+        let allowed = policy(Mode::Auto, &["edit(.git/hooks/**)"], &[], &[]);
+        assert_eq!(
+            allowed.decide(&edit(&[".git/hooks/pre-commit"])),
+            Decision::Allow
+        );
+        assert_eq!(allowed.decide(&edit(&[".git/config"])), Decision::Deny);
+    }
+
+    #[test]
+    fn read_only_denies_edits_whatever_the_rules() {
+        let p = policy(Mode::ReadOnly, &["edit(**)"], &[], &[]);
+        assert_eq!(p.decide(&edit(&["a"])), Decision::Deny);
+    }
+
+    #[test]
+    fn shell_requests_use_rules_then_the_sandbox() {
+        let shell = |command: &str, sandbox| GateRequest::Shell {
+            command: command.into(),
+            workdir: ".".into(),
+            sandbox,
+        };
+        let p = policy(Mode::Auto, &["shell(cargo test *)"], &[], &["shell(rm *)"]);
+        assert_eq!(
+            p.decide(&shell("cargo test -q", SandboxState::Unsandboxed)),
+            Decision::Allow
+        );
+        assert_eq!(
+            p.decide(&shell("rm -rf x", SandboxState::Sandboxed)),
+            Decision::Deny
+        );
+        assert_eq!(
+            p.decide(&shell("ls", SandboxState::Sandboxed)),
+            Decision::Allow
+        );
+        assert_eq!(
+            p.decide(&shell("ls", SandboxState::Unsandboxed)),
+            Decision::Ask
+        );
+        let ask = policy(Mode::Ask, &[], &[], &[]);
+        assert_eq!(
+            ask.decide(&shell("ls", SandboxState::Sandboxed)),
+            Decision::Ask
+        );
+    }
+
+    #[test]
+    fn read_only_mcp_tools_need_no_approval() {
+        let mcp = |read_only| GateRequest::Mcp {
+            server: "github".into(),
+            tool: "list".into(),
+            read_only,
+        };
+        let p = policy(Mode::Ask, &[], &[], &[]);
+        assert_eq!(p.decide(&mcp(true)), Decision::Allow);
+        assert_eq!(p.decide(&mcp(false)), Decision::Ask);
+        let denied = policy(Mode::Full, &[], &[], &["mcp(github.*)"]);
+        assert_eq!(denied.decide(&mcp(true)), Decision::Deny);
+    }
+}

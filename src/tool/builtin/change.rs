@@ -1,0 +1,345 @@
+//! What the three writing tools share: loading a file to change (confined,
+//! capped, text only, stale-guarded), and applying a set of file changes —
+//! diffed, approved, journalled, then staged and committed all or nothing.
+
+use std::fmt::Write as _;
+
+use crate::permission::{ApprovalDetail, ApprovalRequest, GateRequest};
+use crate::tool::fs::{FsRefusalKind, RelPath, Root};
+use crate::tool::journal::PriorFile;
+use crate::tool::labelled::Labelled;
+use crate::tool::patch::{FileDiff, MAX_EDIT_BYTES, TextFile, diff_texts};
+use crate::tool::seen::content_hash;
+use crate::tool::{ToolContext, ToolOutput};
+
+use super::blocking;
+
+/// Lines of a file shown when it is refused as stale.
+const STALE_EXCERPT_LINES: usize = 120;
+
+/// A file read for changing.
+#[derive(Debug, Clone)]
+pub(crate) struct Loaded {
+    /// Its confined path.
+    pub rel: RelPath,
+    /// The path as shown (relative, `/`-separated).
+    pub path: String,
+    /// Its bytes on disk.
+    pub bytes: Vec<u8>,
+    /// Its permission bits.
+    pub mode: u32,
+}
+
+/// Reads `rel` for a change. `Ok(None)`: nothing by that name. Refuses
+/// what is not a regular file, over the cap, or (in [`Loaded::text`])
+/// binary.
+pub(crate) fn load(root: &Root, rel: &RelPath) -> Result<Option<Loaded>, ToolOutput> {
+    if root.stat(rel)?.is_none() {
+        return Ok(None);
+    }
+    let mut opened = root.open_file(rel)?;
+    let path = rel.to_string();
+    if opened.identity.size as usize > MAX_EDIT_BYTES {
+        return Err(too_large(&path, opened.identity.size as usize));
+    }
+    let (bytes, more) = opened
+        .read_prefix(MAX_EDIT_BYTES)
+        .map_err(|e| io_error(&path, &e.to_string()))?;
+    if more {
+        return Err(too_large(&path, MAX_EDIT_BYTES + 1));
+    }
+    Ok(Some(Loaded {
+        rel: rel.clone(),
+        path,
+        bytes,
+        mode: opened.identity.permissions(),
+    }))
+}
+
+impl Loaded {
+    /// The file as text; binary files are refused.
+    pub(crate) fn text(&self) -> Result<TextFile, ToolOutput> {
+        TextFile::decode(self.bytes.clone()).map_err(|refusal| {
+            ToolOutput::error(
+                Labelled::what(format!("{} {refusal}", self.path))
+                    .line("path", &self.path)
+                    .line("how", "change text files only")
+                    .finish(),
+            )
+        })
+    }
+}
+
+fn too_large(path: &str, size: usize) -> ToolOutput {
+    let refusal = crate::tool::patch::TextRefusal::TooLarge { size };
+    ToolOutput::error(
+        Labelled::what(format!("{path} {refusal}"))
+            .line("path", path)
+            .line("how", "large files cannot be edited with these tools")
+            .finish(),
+    )
+}
+
+fn io_error(path: &str, error: &str) -> ToolOutput {
+    ToolOutput::error(
+        Labelled::what("the file could not be read or written")
+            .line("path", path)
+            .line("error", error)
+            .finish(),
+    )
+}
+
+/// Whether `loaded` is what the agent last saw; if not, the refusal (with
+/// the file as it is now, numbered) — and the agent has now seen it.
+/// `must_have_seen`: a file never seen is refused too (`write` over it).
+pub(crate) fn check_fresh(
+    ctx: &ToolContext,
+    loaded: &Loaded,
+    must_have_seen: bool,
+) -> Result<(), ToolOutput> {
+    let what = match ctx.seen.hash(&loaded.path) {
+        Some(hash) if hash == content_hash(&loaded.bytes) => return Ok(()),
+        Some(_) => format!(
+            "{} changed on disk since you last read or wrote it",
+            loaded.path
+        ),
+        None if !must_have_seen => return Ok(()),
+        None => format!(
+            "{} exists and you have not seen it; write would overwrite it blindly",
+            loaded.path
+        ),
+    };
+    ctx.seen.saw(&loaded.path, &loaded.bytes);
+    Err(ToolOutput::error(stale_text(&what, loaded)))
+}
+
+fn stale_text(what: &str, loaded: &Loaded) -> String {
+    let text = String::from_utf8_lossy(&loaded.bytes);
+    let total = text.lines().count();
+    let mut out = Labelled::what(what)
+        .line("path", &loaded.path)
+        .line(
+            "how",
+            "this is the file as it is now; base your change on it and call again",
+        )
+        .line("total_lines", total)
+        .raw("[content]:");
+    for (i, line) in text.lines().take(STALE_EXCERPT_LINES).enumerate() {
+        out = out.raw(format!("{} | {}", i + 1, line.trim_end_matches('\r')));
+    }
+    if total > STALE_EXCERPT_LINES {
+        out = out.line(
+            "next",
+            format!(
+                "read_file with start_line {} for the rest",
+                STALE_EXCERPT_LINES + 1
+            ),
+        );
+    }
+    out.finish()
+}
+
+/// One file a call changes.
+#[derive(Debug, Clone)]
+pub(crate) struct FileChange {
+    /// Where the new content goes (for a deletion: the file removed).
+    pub rel: RelPath,
+    /// The file as it was, `None` when new. For a move: the source.
+    pub before: Option<Loaded>,
+    /// The new bytes; `None` deletes.
+    pub after: Option<Vec<u8>>,
+    /// Text of before and after, for the diff.
+    pub before_text: String,
+    /// See `before_text`.
+    pub after_text: String,
+}
+
+impl FileChange {
+    fn moved_from(&self) -> Option<&Loaded> {
+        self.before
+            .as_ref()
+            .filter(|b| b.rel != self.rel && self.after.is_some())
+    }
+
+    fn diff(&self) -> FileDiff {
+        let target = self.rel.to_string();
+        let old_label = self.before.as_ref().map(|b| b.path.as_str());
+        let new_label = self.after.as_ref().map(|_| target.as_str());
+        diff_texts(old_label, new_label, &self.before_text, &self.after_text)
+    }
+
+    /// `Edited a.rs (+5 −2)`, `Created b.rs (+3)`, `Deleted c.rs`,
+    /// `Moved d.rs → e.rs (+1 −1)`.
+    fn summary(&self, diff: &FileDiff) -> String {
+        let target = self.rel.to_string();
+        let counts = format!("(+{} −{})", diff.added, diff.removed);
+        match (&self.before, &self.after) {
+            (None, _) => format!("Created {target} (+{})", diff.added),
+            (Some(before), None) => format!("Deleted {}", before.path),
+            (Some(before), Some(_)) if before.rel != self.rel => {
+                format!("Moved {} → {target} {counts}", before.path)
+            }
+            (Some(_), Some(_)) => format!("Edited {target} {counts}"),
+        }
+    }
+}
+
+/// Applies `changes` for `tool`: asks the permits with the whole diff,
+/// records prior states in the journal, then stages every new file and
+/// commits them (removals last). Returns the text for the model: one
+/// summary line per file, then numbered excerpts.
+pub(crate) async fn apply(ctx: &ToolContext, tool: &str, changes: Vec<FileChange>) -> ToolOutput {
+    let diffs: Vec<FileDiff> = changes.iter().map(FileChange::diff).collect();
+    let summaries: Vec<String> = changes
+        .iter()
+        .zip(&diffs)
+        .map(|(c, d)| c.summary(d))
+        .collect();
+    let mut paths: Vec<String> = Vec::new();
+    for change in &changes {
+        paths.push(change.rel.to_string());
+        if let Some(from) = change.moved_from() {
+            paths.push(from.path.clone());
+        }
+    }
+    let (added, removed) = diffs
+        .iter()
+        .fold((0, 0), |(a, r), d| (a + d.added, r + d.removed));
+    let title = match summaries.as_slice() {
+        [one] => format!("{tool}: {one}"),
+        many => format!("{tool}: {} files (+{added} −{removed})", many.len()),
+    };
+    let approval = ApprovalRequest {
+        call_id: ctx.call_id.clone(),
+        tool: tool.to_string(),
+        title,
+        detail: ApprovalDetail::Diff {
+            unified: diffs.iter().map(|d| d.unified.as_str()).collect(),
+        },
+    };
+    if let Err(denied) = ctx
+        .permits
+        .request(GateRequest::Edit { paths }, approval)
+        .await
+    {
+        return ToolOutput::error(denied.message);
+    }
+    if ctx.cancel.is_cancelled() {
+        return blocking::cancelled(tool);
+    }
+    if let Some(journal) = &ctx.journal {
+        let mut prior = Vec::new();
+        for change in &changes {
+            let after_hash = change.after.as_deref().map(content_hash);
+            prior.push(PriorFile {
+                path: change.rel.to_string(),
+                content: change
+                    .before
+                    .as_ref()
+                    .filter(|b| b.rel == change.rel)
+                    .map(|b| b.bytes.clone()),
+                mode: change
+                    .before
+                    .as_ref()
+                    .filter(|b| b.rel == change.rel)
+                    .map(|b| b.mode),
+                after_hash,
+            });
+            if let Some(from) = change.moved_from() {
+                prior.push(PriorFile {
+                    path: from.path.clone(),
+                    content: Some(from.bytes.clone()),
+                    mode: Some(from.mode),
+                    after_hash: None,
+                });
+            }
+        }
+        if let Err(why) = journal.record(prior).await {
+            return ToolOutput::error(format!(
+                "{tool} did not change anything: the undo information could not be saved ({why})"
+            ));
+        }
+    }
+    let root = ctx.root.clone();
+    let changes = std::sync::Arc::new(changes);
+    let writing = changes.clone();
+    let written = blocking::run_blocking(&ctx.cancel, move |_| write_all(&root, &writing)).await;
+    match written {
+        Ok(Ok(())) => {
+            for change in changes.iter() {
+                if let Some(from) = change.moved_from() {
+                    ctx.seen.forget(&from.path);
+                }
+                match &change.after {
+                    Some(bytes) => ctx.seen.saw(&change.rel.to_string(), bytes),
+                    None => ctx.seen.forget(&change.rel.to_string()),
+                }
+            }
+        }
+        Ok(Err(output)) => return output,
+        Err(interrupted) => return interrupted.into_output(tool),
+    }
+    let mut text = summaries.join("\n");
+    for diff in diffs.iter().filter(|d| !d.excerpt.is_empty()) {
+        let _ = write!(text, "\n\n{}", diff.excerpt);
+    }
+    ToolOutput::ok(text)
+}
+
+/// Writes every change: first checks no file changed since it was read,
+/// then stages all new contents (any failure drops them all, leaving the
+/// tree untouched), then commits, then removes.
+fn write_all(root: &Root, changes: &[FileChange]) -> Result<(), ToolOutput> {
+    for change in changes {
+        let current = match &change.before {
+            Some(before) => load(root, &before.rel)?.map(|l| l.bytes),
+            None => load(root, &change.rel)?.map(|l| l.bytes),
+        };
+        let expected = change.before.as_ref().map(|b| &b.bytes);
+        if current.as_ref() != expected {
+            let path = change
+                .before
+                .as_ref()
+                .map_or(change.rel.to_string(), |b| b.path.clone());
+            return Err(ToolOutput::error(
+                Labelled::what(format!(
+                    "{path} changed on disk while the change was prepared; nothing was written"
+                ))
+                .line("how", "read the file again and retry")
+                .finish(),
+            ));
+        }
+        if change.moved_from().is_some() && root.stat(&change.rel)?.is_some() {
+            return Err(ToolOutput::error(format!(
+                "{} already exists; nothing was written",
+                change.rel
+            )));
+        }
+    }
+    let mut staged = Vec::new();
+    for change in changes {
+        let Some(bytes) = &change.after else { continue };
+        if let Some(parent) = change.rel.parent().filter(|p| !p.is_root()) {
+            root.create_dir_all(&parent)?;
+        }
+        let mode = change.before.as_ref().map(|b| b.mode);
+        staged.push(root.stage(&change.rel, bytes, mode)?);
+    }
+    for file in staged {
+        file.commit()?;
+    }
+    for change in changes {
+        let removed = match (&change.before, &change.after) {
+            (Some(before), None) => Some(&before.rel),
+            _ => change.moved_from().map(|from| &from.rel),
+        };
+        if let Some(rel) = removed {
+            match root.remove_file(rel) {
+                Ok(()) => {}
+                Err(refusal) if refusal.kind == FsRefusalKind::NotFound => {}
+                Err(refusal) => return Err(refusal.into()),
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! `edit`: replace exact text in one file.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{blocking, change};
+use crate::tool::patch::{Replacement, apply_replacements};
+use crate::tool::{Tool, ToolContext, ToolOutput};
+
+const NAME: &str = "edit";
+
+const DESCRIPTION: &str = "Replaces text in one file. Each edit's old_string must appear exactly once in the file as it is now (or set replace_all to change every occurrence); all edits of a call are matched against the original file and must not overlap. Copy old_string from read_file output (the `N | ` prefixes may stay). Returns a numbered excerpt around each change.";
+
+/// Arguments of `edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditArgs {
+    /// File to change, relative to the working directory.
+    pub path: String,
+    /// The replacements, applied together.
+    pub edits: Vec<EditItem>,
+}
+
+/// One replacement.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditItem {
+    /// Exact text to find, with enough surrounding lines to be unique.
+    pub old_string: String,
+    /// The text that replaces it.
+    pub new_string: String,
+    /// Replace every occurrence instead of exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// The `edit` tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EditTool;
+
+/// Renames `aliases` of `canonical` in `object` (the first present wins).
+pub(crate) fn rename(object: &mut Map<String, Value>, canonical: &str, aliases: &[&str]) {
+    if object.contains_key(canonical) {
+        return;
+    }
+    if let Some(value) = aliases.iter().find_map(|a| object.remove(*a)) {
+        object.insert(canonical.to_string(), value);
+    }
+}
+
+impl Tool for EditTool {
+    type Args = EditArgs;
+
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    /// Accepts `file_path`/`filePath`, `oldText`/`oldString`/`old_str`,
+    /// `newText`/`newString`/`new_str`, `replaceAll`, `edits` sent as a JSON
+    /// string, and a single edit given at the top level.
+    fn normalize_args(&self, args: &mut Map<String, Value>) {
+        rename(args, "path", &["file_path", "filePath", "file"]);
+        if let Some(Value::String(raw)) = args.get("edits") {
+            if let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(raw) {
+                args.insert("edits".into(), parsed);
+            }
+        }
+        if !args.contains_key("edits") {
+            let mut single = Map::new();
+            for key in [
+                "old_string",
+                "oldString",
+                "oldText",
+                "old_str",
+                "new_string",
+                "newString",
+                "newText",
+                "new_str",
+                "replace_all",
+                "replaceAll",
+            ] {
+                if let Some(value) = args.remove(key) {
+                    single.insert(key.to_string(), value);
+                }
+            }
+            if !single.is_empty() {
+                args.insert("edits".into(), Value::Array(vec![Value::Object(single)]));
+            }
+        }
+        if let Some(Value::Array(items)) = args.get_mut("edits") {
+            for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                rename(
+                    item,
+                    "old_string",
+                    &["oldString", "oldText", "old_str", "old"],
+                );
+                rename(
+                    item,
+                    "new_string",
+                    &["newString", "newText", "new_str", "new"],
+                );
+                rename(item, "replace_all", &["replaceAll"]);
+            }
+        }
+    }
+
+    async fn execute(&self, args: EditArgs, ctx: ToolContext) -> ToolOutput {
+        let rel = match ctx.root.relative(&args.path) {
+            Ok(rel) => rel,
+            Err(refusal) => return refusal.into(),
+        };
+        if args.edits.is_empty() {
+            return ToolOutput::error(
+                "edit: `edits` is empty; give at least one {old_string, new_string}",
+            );
+        }
+        let root = ctx.root.clone();
+        let loaded =
+            match blocking::run_blocking(&ctx.cancel, move |_| change::load(&root, &rel)).await {
+                Ok(Ok(Some(loaded))) => loaded,
+                Ok(Ok(None)) => {
+                    return ToolOutput::error(format!(
+                        "{} does not exist; create it with write (edit changes existing files)",
+                        args.path
+                    ));
+                }
+                Ok(Err(output)) => return output,
+                Err(interrupted) => return interrupted.into_output(NAME),
+            };
+        if let Err(stale) = change::check_fresh(&ctx, &loaded, false) {
+            return stale;
+        }
+        let file = match loaded.text() {
+            Ok(file) => file,
+            Err(output) => return output,
+        };
+        let replacements: Vec<Replacement> = args
+            .edits
+            .into_iter()
+            .map(|e| Replacement {
+                old: e.old_string,
+                new: e.new_string,
+                replace_all: e.replace_all,
+            })
+            .collect();
+        let new_text = match apply_replacements(&file, &replacements) {
+            Ok(text) => text,
+            Err(error) => {
+                return ToolOutput::error(format!("{}: {error}; nothing was changed", loaded.path));
+            }
+        };
+        let after = file.bytes_of(&new_text);
+        let change = change::FileChange {
+            rel: loaded.rel.clone(),
+            before_text: file.text,
+            after_text: new_text,
+            after: Some(after),
+            before: Some(loaded),
+        };
+        change::apply(&ctx, NAME, vec![change]).await
+    }
+}

@@ -1,0 +1,164 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Per-turn undo over the session's journal: every byte and mode restored,
+//! created files removed, deleted files back, turn by turn; files changed
+//! since by someone else left alone; `/diff`'s session diff.
+
+use crate::support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+
+use light_agent::ai::{HttpOptions, OpenAiAdaptor};
+use light_agent::permission::{Mode, Permits, Policy, RuleList};
+use light_agent::tool::builtin::{self, EditFormat};
+use serde_json::json;
+use support::agent_harness::Harness;
+use support::{OpenAiStream, Reply};
+
+const SCRIPT: &[u8] = b"\xEF\xBB\xBF#!/bin/sh\r\necho one\r\n";
+
+fn call(id: &str, tool: &str, args: serde_json::Value) -> Reply {
+    let mut args = args;
+    args["_intent"] = json!("test");
+    OpenAiStream::new()
+        .tool_call(id, tool, &[&args.to_string()])
+        .into_reply()
+}
+
+async fn harness(replies: Vec<Reply>) -> Harness {
+    let h = Harness::start(replies, |mock| {
+        Arc::new(
+            OpenAiAdaptor::new(
+                mock.openai_base_url(),
+                None,
+                "mock-model",
+                HttpOptions::default(),
+            )
+            .unwrap(),
+        )
+    })
+    .await;
+    builtin::register_writing(h.agent.tool(), EditFormat::Patch).unwrap();
+    builtin::register_writing(h.agent.tool(), EditFormat::Replace).unwrap();
+    h.agent.set_permits(Permits::new(
+        Policy::new(Mode::Auto, RuleList::default()),
+        None,
+    ));
+    h
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn undo_restores_every_byte_and_mode_turn_by_turn() {
+    let patch = "*** Begin Patch\n*** Update File: run.sh\n@@\n-echo one\n+echo two\n*** Add File: notes/new.txt\n+fresh\n*** Delete File: README.md\n*** End Patch";
+    let replies = vec![
+        call("c1", "apply_patch", json!({"patch": patch})),
+        Reply::openai_text("patched"),
+        call(
+            "c2",
+            "edit",
+            json!({"path": "src/main.rs", "edits": [{"old_string": "hello", "new_string": "bye"}]}),
+        ),
+        Reply::openai_text("edited"),
+    ];
+    let h = harness(replies).await;
+    let repo = h.dir.path().join("repo");
+    std::fs::write(repo.join("run.sh"), SCRIPT).unwrap();
+    std::fs::set_permissions(repo.join("run.sh"), std::fs::Permissions::from_mode(0o750)).unwrap();
+    let main_before = std::fs::read(repo.join("src/main.rs")).unwrap();
+
+    h.agent.prompt("turn one").await.unwrap();
+    assert_eq!(
+        std::fs::read(repo.join("run.sh")).unwrap(),
+        b"\xEF\xBB\xBF#!/bin/sh\r\necho two\r\n"
+    );
+    assert!(repo.join("notes/new.txt").exists() && !repo.join("README.md").exists());
+    h.agent.prompt("turn two").await.unwrap();
+    assert_ne!(
+        std::fs::read(repo.join("src/main.rs")).unwrap(),
+        main_before
+    );
+
+    let diff = h.agent.session_diff().await.unwrap();
+    for expected in [
+        "+++ b/run.sh",
+        "-echo one",
+        "+echo two",
+        "--- /dev/null",
+        "+fresh",
+        "+++ /dev/null",
+        "-# demo",
+        "+    println!(\"bye\");",
+    ] {
+        assert!(diff.contains(expected), "{expected} missing from\n{diff}");
+    }
+
+    let report = h.agent.undo_last_turn().await.unwrap();
+    assert_eq!(report.turn, Some(2));
+    assert_eq!(report.restored, vec!["src/main.rs".to_string()]);
+    assert_eq!(
+        std::fs::read(repo.join("src/main.rs")).unwrap(),
+        main_before
+    );
+    assert!(
+        repo.join("notes/new.txt").exists(),
+        "turn one is still applied"
+    );
+
+    let report = h.agent.undo_last_turn().await.unwrap();
+    assert_eq!(report.turn, Some(1));
+    assert!(report.skipped.is_empty(), "{report:?}");
+    assert_eq!(std::fs::read(repo.join("run.sh")).unwrap(), SCRIPT);
+    assert_eq!(mode(&repo.join("run.sh")), 0o750);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README.md")).unwrap(),
+        "# demo\n"
+    );
+    assert!(!repo.join("notes/new.txt").exists());
+
+    let report = h.agent.undo_last_turn().await.unwrap();
+    assert_eq!(report.turn, None);
+    assert!(report.describe().starts_with("nothing to undo"));
+    assert_eq!(h.agent.session_diff().await.unwrap(), "");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_changed_since_by_someone_else_is_left_alone() {
+    let replies = vec![
+        call(
+            "c1",
+            "write",
+            json!({"path": "a.txt", "content": "by the agent\n"}),
+        ),
+        call(
+            "c2",
+            "edit",
+            json!({"path": "src/lib.rs", "edits": [{"old_string": "42", "new_string": "43"}]}),
+        ),
+        Reply::openai_text("done"),
+    ];
+    let h = harness(replies).await;
+    let repo = h.dir.path().join("repo");
+    h.agent.prompt("go").await.unwrap();
+    std::fs::write(repo.join("a.txt"), "the user's own words\n").unwrap();
+    let report = h.agent.undo_last_turn().await.unwrap();
+    assert_eq!(report.restored, vec!["src/lib.rs".to_string()]);
+    assert_eq!(report.skipped.len(), 1);
+    assert_eq!(report.skipped[0].0, "a.txt");
+    assert!(
+        report
+            .describe()
+            .contains("left alone a.txt: changed since by someone else")
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("a.txt")).unwrap(),
+        "the user's own words\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(),
+        "pub fn answer() -> u32 {\n    42\n}\n"
+    );
+}
