@@ -210,12 +210,18 @@ pub const MCP_GRACE: Duration = Duration::from_secs(2);
 
 /// Starts the configured MCP servers in the background, their tools joining
 /// `agent`'s registry; a server that fails is reported once as a warning
-/// notice. Call after subscribing to the agent's notices.
+/// notice. In the read-only mode only tools the servers mark read-only are
+/// offered. Call after subscribing to the agent's notices and setting its permits.
 pub fn mcp_servers(agent: &Agent, cwd: &Path, settings: &Settings) -> McpServers {
     let notices = agent.clone();
-    McpServers::start(&settings.mcp_servers, cwd, agent.tool(), move |text| {
-        notices.warn(text)
-    })
+    let read_only_only = agent.permits().mode() == Mode::ReadOnly;
+    McpServers::start(
+        &settings.mcp_servers,
+        cwd,
+        agent.tool(),
+        read_only_only,
+        move |text| notices.warn(text),
+    )
 }
 
 /// The canonical working directory (`--cwd` or the process's).

@@ -19,6 +19,7 @@ use tokio::process::{ChildStderr, Command};
 use super::config::McpServerConfig;
 use super::names::tool_name;
 use super::result::to_output;
+use crate::permission::{ApprovalDetail, ApprovalRequest, GateRequest};
 use crate::tool::{JsonTool, ToolContext, ToolOutput, ToolRegistry};
 
 /// Variables of ours every server gets, so that `npx`, `uvx` and friends
@@ -35,13 +36,15 @@ pub(crate) struct Started {
 }
 
 /// Spawns the server `name`, initialises it and registers its offered tools
-/// in `registry`, all within the configured start-up time. Its stderr goes
-/// to the log. The error is one line for the user.
+/// in `registry` (only those it marks read-only when `read_only_only`), all
+/// within the configured start-up time. Its stderr goes to the log. The
+/// error is one line for the user.
 pub(crate) async fn start(
     name: &str,
     config: &McpServerConfig,
     cwd: &Path,
     registry: &ToolRegistry,
+    read_only_only: bool,
 ) -> Result<Started, String> {
     let filter = config.tool_filter()?;
     if config.command.trim().is_empty() {
@@ -85,7 +88,16 @@ pub(crate) async fn start(
         .map_err(|e| format!("start-up failed: {e}"))?;
 
     let mut registered = Vec::new();
-    for tool in tools.iter().filter(|t| filter.allows(&t.name)) {
+    let read_only = |tool: &rmcp::model::Tool| {
+        tool.annotations
+            .as_ref()
+            .and_then(|a| a.read_only_hint)
+            .unwrap_or(false)
+    };
+    let offered = tools
+        .iter()
+        .filter(|t| filter.allows(&t.name) && (!read_only_only || read_only(t)));
+    for tool in offered {
         let full_name = tool_name(name, &tool.name);
         let description = tool
             .description
@@ -99,6 +111,7 @@ pub(crate) async fn start(
             tool: tool.name.to_string(),
             peer: service.peer().clone(),
             timeout: config.tool_timeout(),
+            read_only: read_only(tool),
         };
         match registry.register_json(&full_name, &description, schema, Arc::new(call)) {
             Ok(()) => registered.push(full_name),
@@ -132,6 +145,8 @@ struct McpTool {
     tool: String,
     peer: Peer<RoleClient>,
     timeout: Duration,
+    /// Whether the server marks the tool read-only (`readOnlyHint`).
+    read_only: bool,
 }
 
 impl JsonTool for McpTool {
@@ -140,10 +155,33 @@ impl JsonTool for McpTool {
             Value::Object(map) => map,
             _ => serde_json::Map::new(),
         };
+        let gate = GateRequest::Mcp {
+            server: self.server.clone(),
+            tool: self.tool.clone(),
+            read_only: self.read_only,
+        };
+        let approval = ApprovalRequest {
+            call_id: ctx.call_id.clone(),
+            tool: tool_name(&self.server, &self.tool),
+            title: format!("call MCP tool {}.{}", self.server, self.tool),
+            detail: ApprovalDetail::Mcp {
+                server: self.server.clone(),
+                tool: self.tool.clone(),
+                args: serde_json::to_string_pretty(&arguments).unwrap_or_default(),
+            },
+        };
         let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(arguments);
         let peer = self.peer.clone();
         let (server, tool, timeout) = (self.server.clone(), self.tool.clone(), self.timeout);
         async move {
+            if let Err(denied) = ctx.permits.request(gate, approval).await {
+                return ToolOutput::error(denied.message);
+            }
+            if ctx.cancel.is_cancelled() {
+                return ToolOutput::error(format!(
+                    "the call to MCP tool `{tool}` on server `{server}` was cancelled by the user"
+                ));
+            }
             // Dropping the request future sends `notifications/cancelled`.
             let call = tokio::time::timeout(timeout, peer.call_tool(params));
             tokio::select! {

@@ -59,11 +59,14 @@ impl McpServers {
     /// run in `cwd` unless their config says otherwise) and returns at once.
     /// A server's tools join `registry` as soon as it is up, so they reach
     /// the next model request. Each failure is passed once to `on_failure`
-    /// as a line for the user. Must be called inside a tokio runtime.
+    /// as a line for the user. With `read_only_only` (the read-only
+    /// permission mode) only tools a server marks read-only are offered.
+    /// Must be called inside a tokio runtime.
     pub fn start(
         servers: &BTreeMap<String, McpServerConfig>,
         cwd: &Path,
         registry: &ToolRegistry,
+        read_only_only: bool,
         on_failure: impl Fn(String) + Send + Sync + 'static,
     ) -> Self {
         let statuses = servers
@@ -94,7 +97,7 @@ impl McpServers {
             let (cwd, registry) = (cwd.to_path_buf(), registry.clone());
             let (inner, on_failure) = (Arc::downgrade(&this.inner), Arc::clone(&on_failure));
             tokio::spawn(async move {
-                let outcome = server::start(&name, &config, &cwd, &registry).await;
+                let outcome = server::start(&name, &config, &cwd, &registry, read_only_only).await;
                 let Some(inner) = inner.upgrade() else {
                     return;
                 };

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use light_agent::mcp::{McpServerConfig, McpServers, ServerState};
+use light_agent::permission::{Mode, Permits, Policy, RuleList};
 use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -45,13 +46,21 @@ struct Started {
 }
 
 async fn start(configs: BTreeMap<String, McpServerConfig>) -> Started {
+    start_in(configs, false).await
+}
+
+async fn start_in(configs: BTreeMap<String, McpServerConfig>, read_only_only: bool) -> Started {
     let dir = tempfile::tempdir().unwrap();
     let registry = ToolRegistry::new();
     let failures = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&failures);
-    let servers = McpServers::start(&configs, dir.path(), &registry, move |text| {
-        sink.lock().unwrap().push(text)
-    });
+    let servers = McpServers::start(
+        &configs,
+        dir.path(),
+        &registry,
+        read_only_only,
+        move |text| sink.lock().unwrap().push(text),
+    );
     assert!(servers.settled(Duration::from_secs(120)).await);
     Started {
         servers,
@@ -61,9 +70,40 @@ async fn start(configs: BTreeMap<String, McpServerConfig>) -> Started {
     }
 }
 
+/// A call in the `full` mode: nothing is asked.
 async fn call(started: &Started, name: &str, args: Value) -> ToolOutput {
-    let ctx = ToolContext::new(started.dir.path(), CancellationToken::new()).unwrap();
+    call_in(started, Mode::Full, name, args).await
+}
+
+async fn call_in(started: &Started, mode: Mode, name: &str, args: Value) -> ToolOutput {
+    let mut ctx = ToolContext::new(started.dir.path(), CancellationToken::new()).unwrap();
+    ctx.permits = Permits::new(Policy::new(mode, RuleList::default()), None);
     started.registry.execute(name, args, ctx).await
+}
+
+#[tokio::test]
+async fn permissions_gate_calls_and_read_only_offers_read_only_tools() {
+    let started = start(BTreeMap::from([("t".to_owned(), server("normal", None))])).await;
+    // `auto` with nobody to ask: a tool marked read-only runs, the rest is denied.
+    let echo = call_in(&started, Mode::Auto, "mcp__t__echo", json!({"text": "a"})).await;
+    assert_eq!(echo, ToolOutput::ok("echo: a"));
+    let crash = call_in(&started, Mode::Auto, "mcp__t__crash", json!({})).await;
+    assert!(
+        crash.is_error && crash.content.contains("mcp(t.crash)"),
+        "{crash:?}"
+    );
+    // The server did not run it: it is still up.
+    let after = call_in(&started, Mode::Auto, "mcp__t__echo", json!({"text": "b"})).await;
+    assert_eq!(after, ToolOutput::ok("echo: b"));
+
+    let read_only = start_in(
+        BTreeMap::from([("t".to_owned(), server("normal", None))]),
+        true,
+    )
+    .await;
+    let names = read_only.registry.names();
+    assert!(names.contains(&"mcp__t__echo".to_owned()), "{names:?}");
+    assert!(!names.contains(&"mcp__t__crash".to_owned()), "{names:?}");
 }
 
 #[tokio::test]
@@ -126,7 +166,8 @@ async fn a_cancelled_call_is_cancelled_on_the_server() {
     )]))
     .await;
     let cancel = CancellationToken::new();
-    let ctx = ToolContext::new(started.dir.path(), cancel.clone()).unwrap();
+    let mut ctx = ToolContext::new(started.dir.path(), cancel.clone()).unwrap();
+    ctx.permits = Permits::new(Policy::new(Mode::Full, RuleList::default()), None);
     let registry = started.registry.clone();
     let running =
         tokio::spawn(async move { registry.execute("mcp__t__slow", json!({}), ctx).await });
