@@ -32,6 +32,7 @@ mod fs_hostile_project;
 mod fs_swap_races;
 mod hostile_output;
 mod mcp;
+mod mcp_exec;
 mod readme;
 mod secret_redaction;
 mod session_log;
