@@ -102,36 +102,81 @@ async fn run(cli: Cli) -> Result<Exit> {
             output::print(&String::from_utf8_lossy(&script))?;
             Ok(Exit::Success)
         }
+        Some(Command::Resume { id }) => {
+            let choice = match id {
+                Some(id) => SessionChoice::Id(id),
+                None => SessionChoice::Pick,
+            };
+            run_interactive(
+                choice,
+                &cli.model,
+                cli.log_level,
+                cli.permissions,
+                cwd,
+                cli.prompt,
+            )
+            .await
+        }
         None => {
-            use std::io::IsTerminal as _;
-            if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-                return Err(UsageError(
-                    "the interactive UI needs a terminal; in scripts use `light-agent exec PROMPT`"
-                        .into(),
-                )
-                .into());
-            }
             let choice = match (cli.new, cli.resume) {
-                (_, Some(id)) => SessionChoice::Id(id),
+                (_, Some(Some(id))) => SessionChoice::Id(id),
+                (_, Some(None)) => SessionChoice::Pick,
                 (true, None) => SessionChoice::New,
                 (false, None) => SessionChoice::Latest,
             };
-            let setup = setup(&cli.model, cli.log_level, cli.permissions).await?;
-            let (settings, model_missing) = match setup.resolution {
-                Resolution::Ready(settings) => (settings, None),
-                Resolution::NoModel { message, settings } => (settings, Some(message)),
-            };
-            let launch = cli::interactive::Launch {
-                cwd,
-                paths: setup.paths,
-                settings,
-                model_missing,
+            run_interactive(
                 choice,
-                initial_prompt: cli.prompt,
-            };
-            cli::interactive::run(launch).await
+                &cli.model,
+                cli.log_level,
+                cli.permissions,
+                cwd,
+                cli.prompt,
+            )
+            .await
         }
     }
+}
+
+async fn run_interactive(
+    choice: SessionChoice,
+    model: &ModelFlags,
+    log_level: Option<String>,
+    permissions: Option<String>,
+    cwd: std::path::PathBuf,
+    prompt: Option<String>,
+) -> Result<Exit> {
+    use std::io::IsTerminal as _;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(UsageError(
+            "the interactive UI needs a terminal; in scripts use `light-agent exec PROMPT`".into(),
+        )
+        .into());
+    }
+    let setup = setup(model, log_level, permissions).await?;
+    // A session that cannot be opened is refused before the UI takes the
+    // terminal, with exit code 2.
+    let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
+        format!(
+            "opening the session database {}",
+            setup.paths.db_file.display()
+        )
+    })?;
+    let choice = build::check_choice(&manager, &cwd, choice, build::FreshHint::Interactive)
+        .await
+        .map_err(|e| UsageError(format!("{e:#}")))?;
+    let (settings, model_missing) = match setup.resolution {
+        Resolution::Ready(settings) => (settings, None),
+        Resolution::NoModel { message, settings } => (settings, Some(message)),
+    };
+    let launch = cli::interactive::Launch {
+        cwd,
+        paths: setup.paths,
+        settings,
+        model_missing,
+        choice,
+        initial_prompt: prompt,
+    };
+    cli::interactive::run(launch, manager).await
 }
 
 /// A tool command's failure as a usage error (exit 2), except a failed
@@ -276,6 +321,9 @@ async fn run_exec(
             setup.paths.db_file.display()
         )
     })?;
+    let choice = build::check_choice(&manager, cwd, choice, build::FreshHint::Exec)
+        .await
+        .map_err(|e| UsageError(format!("{e:#}")))?;
     let (session, resumed) = build::open_session(
         &manager,
         cwd,
@@ -302,13 +350,12 @@ async fn run_exec(
     if resumed {
         agent.load_session().await?;
     }
-    manager.mark_running(session.id()).await?;
     let format = if args.json {
         cli::exec::Format::Json
     } else {
         cli::exec::Format::Text
     };
     let exit = cli::exec::run(agent, prompt, format, cwd, settings).await;
-    manager.mark_idle(session.id()).await?;
+    session.release().await?;
     exit
 }

@@ -10,6 +10,7 @@
 
 mod call_ids;
 mod hub;
+mod lifecycle;
 mod recall;
 mod recall_search;
 mod skill_tool;
@@ -24,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::ai::{Adaptor, RetryPolicy};
@@ -36,7 +37,9 @@ use crate::tool::ToolRegistry;
 use crate::tool::fs::Root;
 use crate::tool::seen::SeenFiles;
 
+pub use crate::protocol::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
 pub use hub::Notice;
+pub use lifecycle::AgentMessage;
 pub use recall::RecallTool;
 pub use recall_search::RecallSearchTool;
 pub use skill_tool::LoadSkillTool;
@@ -77,9 +80,9 @@ pub struct AgentConfig {
 /// A snapshot of the agent for status displays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AgentState {
-    /// A turn is running.
+    /// A job is running (a turn, a compaction or a session load).
     pub is_running: bool,
-    /// Prompts waiting behind the running turn.
+    /// Prompts waiting behind the running job.
     pub queued_prompts: usize,
     /// Estimated tokens of the next request's context.
     pub current_window_tokens: u64,
@@ -98,6 +101,15 @@ pub struct TurnOutcome {
     pub message: String,
 }
 
+impl TurnOutcome {
+    fn done(message: &str) -> Self {
+        Self {
+            cause: StopCause::Done,
+            message: message.to_string(),
+        }
+    }
+}
+
 /// Why a request to the agent got no answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AgentError {
@@ -110,18 +122,21 @@ pub enum AgentError {
     /// Reading the session failed.
     #[error("session: {0}")]
     Session(String),
+    /// The job was cancelled before it finished.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 enum Job {
     Prompt {
         text: String,
-        done: oneshot::Sender<TurnOutcome>,
+        done: Option<oneshot::Sender<TurnOutcome>>,
     },
     LoadSession {
-        done: oneshot::Sender<Result<(), AgentError>>,
+        done: Option<oneshot::Sender<Result<(), AgentError>>>,
     },
     Compact {
-        done: oneshot::Sender<TurnOutcome>,
+        done: Option<oneshot::Sender<TurnOutcome>>,
     },
     SetAdaptor {
         adaptor: Arc<dyn Adaptor>,
@@ -134,18 +149,57 @@ enum Job {
     },
 }
 
+impl Job {
+    /// The kind reported in job updates; `None` for internal jobs that are
+    /// not reported (switching the adaptor).
+    fn kind(&self) -> Option<JobKind> {
+        match self {
+            Job::Prompt { .. } => Some(JobKind::Prompt),
+            Job::LoadSession { .. } => Some(JobKind::LoadSession),
+            Job::Compact { .. } => Some(JobKind::Compact),
+            Job::SetAdaptor { .. } | Job::Undo { .. } | Job::Diff { .. } => None,
+        }
+    }
+}
+
+/// A job waiting in the queue with its own cancellation token.
+struct Entry {
+    id: JobId,
+    job: Job,
+    cancel: CancellationToken,
+    /// Why it was cancelled before it started, if it was.
+    reason: Option<String>,
+}
+
+/// The job the worker runs now.
+struct Running {
+    cancel: CancellationToken,
+    reason: Option<String>,
+}
+
 #[derive(Default)]
 struct Queue {
-    jobs: VecDeque<Job>,
-    running: Option<CancellationToken>,
-    interrupt_reason: Option<String>,
+    jobs: VecDeque<Entry>,
+    running: Option<Running>,
+    next_id: u64,
     closed: bool,
+}
+
+impl Queue {
+    fn queued_prompts(&self) -> usize {
+        self.jobs
+            .iter()
+            .filter(|e| matches!(e.job, Job::Prompt { .. }))
+            .count()
+    }
 }
 
 struct Shared {
     queue: Mutex<Queue>,
     wake: Notify,
     hub: hub::Hub,
+    /// True while no job runs or waits.
+    idle: watch::Sender<bool>,
     window_tokens: AtomicU64,
     context_window: u64,
     strategy_enabled: bool,
@@ -171,6 +225,16 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
     }
+
+    fn state(&self, queue: &Queue) -> AgentState {
+        AgentState {
+            is_running: queue.running.is_some(),
+            queued_prompts: queue.queued_prompts(),
+            current_window_tokens: self.window_tokens.load(Ordering::Relaxed),
+            context_window: self.context_window,
+            context_strategy_enabled: self.strategy_enabled,
+        }
+    }
 }
 
 /// An agent: a serial queue of prompts run against one session.
@@ -190,8 +254,8 @@ impl Drop for WorkerGuard {
     fn drop(&mut self) {
         let mut queue = self.0.lock();
         queue.closed = true;
-        if let Some(token) = &queue.running {
-            token.cancel();
+        if let Some(running) = &queue.running {
+            running.cancel.cancel();
         }
         drop(queue);
         self.0.wake.notify_one();
@@ -218,6 +282,7 @@ impl Agent {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             wake: Notify::new(),
+            idle: watch::channel(true).0,
             hub: hub::Hub::default(),
             window_tokens: AtomicU64::new(0),
             context_window: config.context.context_window,
@@ -262,29 +327,46 @@ impl Agent {
     }
 
     /// Queues a prompt; resolves when its turn has ended (after its
-    /// `agent_stop`).
+    /// `agent_stop`). Fails with [`AgentError::Withdrawn`] when the prompt
+    /// was taken back before it ran.
     pub async fn prompt(&self, text: impl Into<String>) -> Result<TurnOutcome, AgentError> {
         let (done, outcome) = oneshot::channel();
         self.push(Job::Prompt {
             text: text.into(),
-            done,
+            done: Some(done),
         })?;
         outcome.await.map_err(|_| AgentError::Withdrawn)
+    }
+
+    /// Queues a prompt and returns its id at once; its life is reported on
+    /// [`subscribe_all`](Self::subscribe_all).
+    pub fn submit(&self, text: impl Into<String>) -> Result<JobId, AgentError> {
+        self.push(Job::Prompt {
+            text: text.into(),
+            done: None,
+        })
     }
 
     /// Loads the session's context window (from its latest summary on) and
     /// token count, after any queued work.
     pub async fn load_session(&self) -> Result<(), AgentError> {
         let (done, result) = oneshot::channel();
-        self.push(Job::LoadSession { done })?;
+        self.push(Job::LoadSession { done: Some(done) })?;
         result.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// Queues a session load (see [`load_session`](Self::load_session)) and
+    /// returns its id at once. Prompts queued after it see the loaded window;
+    /// when the load fails or is cancelled, the next prompt loads first.
+    pub fn submit_load(&self) -> Result<JobId, AgentError> {
+        self.push(Job::LoadSession { done: None })
     }
 
     /// Summarises older steps now (the `/compact` command), after any queued
     /// work. The outcome says whether anything was folded.
     pub async fn compact(&self) -> Result<TurnOutcome, AgentError> {
         let (done, outcome) = oneshot::channel();
-        self.push(Job::Compact { done })?;
+        self.push(Job::Compact { done: Some(done) })?;
         outcome.await.map_err(|_| AgentError::Closed)
     }
 
@@ -320,6 +402,12 @@ impl Agent {
         self.shared.permits()
     }
 
+    /// Queues a compaction (see [`compact`](Self::compact)) and returns its
+    /// id at once.
+    pub fn submit_compact(&self) -> Result<JobId, AgentError> {
+        self.push(Job::Compact { done: None })
+    }
+
     /// Uses another model provider from the next turn on.
     pub fn set_adaptor(&self, adaptor: Arc<dyn Adaptor>) -> Result<(), AgentError> {
         let mut queue = self.shared.lock();
@@ -327,33 +415,85 @@ impl Agent {
             return Err(AgentError::Closed);
         }
         // Ahead of queued prompts: the user switched models for what comes next.
-        queue.jobs.push_front(Job::SetAdaptor { adaptor });
+        queue.jobs.push_front(Entry {
+            id: JobId(0),
+            job: Job::SetAdaptor { adaptor },
+            cancel: CancellationToken::new(),
+            reason: None,
+        });
+        self.shared.idle.send_replace(false);
         drop(queue);
         self.shared.wake.notify_one();
         Ok(())
     }
 
-    /// Stops the running turn at once; queued prompts stay queued.
+    /// Cancels the running job (a turn, a compaction, a session load) at
+    /// once. When none runs yet, the next queued job is cancelled instead —
+    /// it was submitted just before, and starts and ends as interrupted.
+    /// Other queued prompts stay queued.
     pub fn interrupt(&self, reason: impl Into<String>) {
         let mut queue = self.shared.lock();
-        if let Some(token) = queue.running.clone() {
-            queue.interrupt_reason = Some(reason.into());
-            token.cancel();
+        let queue = &mut *queue;
+        if let Some(running) = queue.running.as_mut() {
+            running.reason.get_or_insert_with(|| reason.into());
+            running.cancel.cancel();
+        } else if let Some(next) = queue.jobs.iter_mut().find(|e| e.job.kind().is_some()) {
+            next.reason.get_or_insert_with(|| reason.into());
+            next.cancel.cancel();
         }
     }
 
-    /// Removes and returns the queued prompts, oldest first.
+    /// Removes and returns the queued prompts, oldest first (a prompt
+    /// already cancelled by [`interrupt`](Self::interrupt) stays: it is as
+    /// good as started). Reported as one `Withdrawn` update.
     pub fn take_queued(&self) -> Vec<String> {
+        self.withdraw_where(|_| true)
+            .into_iter()
+            .map(|p| p.text)
+            .collect()
+    }
+
+    /// Takes one queued prompt back; `None` when it already started (or
+    /// never existed). Reported as a `Withdrawn` update.
+    pub fn withdraw(&self, id: JobId) -> Option<String> {
+        self.withdraw_where(|e| e.id == id)
+            .into_iter()
+            .next()
+            .map(|p| p.text)
+    }
+
+    fn withdraw_where(&self, pick: impl Fn(&Entry) -> bool) -> Vec<WithdrawnPrompt> {
         let mut queue = self.shared.lock();
         let mut taken = Vec::new();
-        queue.jobs.retain_mut(|job| match job {
-            Job::Prompt { text, .. } => {
-                taken.push(std::mem::take(text));
-                false
+        queue.jobs.retain_mut(|entry| {
+            let wanted = matches!(entry.job, Job::Prompt { .. })
+                && !entry.cancel.is_cancelled()
+                && pick(entry);
+            match &mut entry.job {
+                Job::Prompt { text, .. } if wanted => {
+                    taken.push(WithdrawnPrompt {
+                        id: entry.id,
+                        text: std::mem::take(text),
+                    });
+                    false
+                }
+                _ => true,
             }
-            _ => true,
         });
+        if !taken.is_empty() {
+            if queue.jobs.is_empty() && queue.running.is_none() {
+                self.shared.idle.send_replace(true);
+            }
+            self.shared.hub.job(JobUpdate::Withdrawn(taken.clone()));
+        }
         taken
+    }
+
+    /// Resolves once no job runs and none waits (at once when idle now).
+    pub async fn idle(&self) {
+        let mut idle = self.shared.idle.subscribe();
+        // The sender lives as long as `self`, so this cannot fail.
+        let _ = idle.wait_for(|idle| *idle).await;
     }
 
     /// Every event from now on, deltas included, in order.
@@ -372,30 +512,44 @@ impl Agent {
         self.shared.hub.subscribe_notices()
     }
 
+    /// Events, job updates and notices from now on, in one stream in the
+    /// order they happened: a job's `Started` precedes its events and its
+    /// `Ended` follows them.
+    pub fn subscribe_all(&self) -> mpsc::UnboundedReceiver<AgentMessage> {
+        self.shared.hub.subscribe_all()
+    }
+
     /// Current state.
     pub fn state(&self) -> AgentState {
         let queue = self.shared.lock();
-        AgentState {
-            is_running: queue.running.is_some(),
-            queued_prompts: queue
-                .jobs
-                .iter()
-                .filter(|j| matches!(j, Job::Prompt { .. }))
-                .count(),
-            current_window_tokens: self.shared.window_tokens.load(Ordering::Relaxed),
-            context_window: self.shared.context_window,
-            context_strategy_enabled: self.shared.strategy_enabled,
-        }
+        self.shared.state(&queue)
     }
 
-    fn push(&self, job: Job) -> Result<(), AgentError> {
+    fn push(&self, job: Job) -> Result<JobId, AgentError> {
         let mut queue = self.shared.lock();
         if queue.closed {
             return Err(AgentError::Closed);
         }
-        queue.jobs.push_back(job);
+        queue.next_id += 1;
+        let id = JobId(queue.next_id);
+        if let Some(kind) = job.kind() {
+            let text = match &job {
+                Job::Prompt { text, .. } => text.clone(),
+                _ => String::new(),
+            };
+            // Under the queue lock: `Queued` goes out before the worker can
+            // pop the job and report `Started`.
+            self.shared.hub.job(JobUpdate::Queued { id, kind, text });
+        }
+        queue.jobs.push_back(Entry {
+            id,
+            job,
+            cancel: CancellationToken::new(),
+            reason: None,
+        });
+        self.shared.idle.send_replace(false);
         drop(queue);
         self.shared.wake.notify_one();
-        Ok(())
+        Ok(id)
     }
 }

@@ -16,18 +16,20 @@ impl Worker {
         text: String,
         cancel: CancellationToken,
     ) -> TurnOutcome {
+        let loaded = match self.needs_load {
+            true => self.load_session().await.map_err(|e| e.to_string()),
+            false => Ok(()),
+        };
         let turn = self.next_turn().await;
         self.advance_turn();
         tracing::info!(turn, "turn started");
-        let (cause, message, step) = self.steps(turn, text, &cancel).await;
+        let (cause, message, step) = self.steps(turn, text, &cancel, loaded).await;
         tracing::info!(turn, steps = step, ?cause, %message, "turn ended");
         let stop = AgentEvent::AgentStop {
             cause,
             message: message.clone(),
             meta: Meta::new(turn, step),
         };
-        // The state must read idle by the time anyone sees the stop event.
-        self.shared.lock().running = None;
         self.update_window_tokens();
         if let Err(e) = self.commit(stop).await {
             tracing::error!("{e}");
@@ -40,6 +42,7 @@ impl Worker {
         turn: u64,
         text: String,
         cancel: &CancellationToken,
+        loaded: Result<(), String>,
     ) -> (StopCause, String, u32) {
         let input = AgentEvent::Input {
             text,
@@ -47,6 +50,10 @@ impl Worker {
             meta: Meta::new(turn, 1),
         };
         if let Err(message) = self.commit(input).await {
+            return (StopCause::Runtime, message, 1);
+        }
+        if let Err(message) = loaded {
+            // Without its history the turn would answer out of context.
             return (StopCause::Runtime, message, 1);
         }
         let mut step = 1;

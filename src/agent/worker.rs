@@ -3,11 +3,12 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::recall::RecallTool;
 use super::skill_tool::SkillRoots;
-use super::{AgentError, Job, LoopConfig, Shared, TurnOutcome};
+use super::{AgentError, Job, JobId, JobKind, JobUpdate, LoopConfig, Running, Shared, TurnOutcome};
 use crate::ai::Adaptor;
 use crate::context::{ContextBuilder, ContextConfig, resume};
 use crate::protocol::{AgentEvent, Meta, StopCause};
@@ -42,6 +43,29 @@ pub(super) struct Worker {
     /// The context window: every canonical event since the latest summary.
     pub(super) window: Vec<AgentEvent>,
     next_turn: Option<u64>,
+    /// A session load failed or was cancelled: the next prompt loads first.
+    pub(super) needs_load: bool,
+}
+
+/// The answer owed to whoever awaits a job.
+enum Answer {
+    Turn(Option<oneshot::Sender<TurnOutcome>>, TurnOutcome),
+    Load(
+        Option<oneshot::Sender<Result<(), AgentError>>>,
+        Result<(), AgentError>,
+    ),
+    None,
+}
+
+impl Answer {
+    fn send(self) {
+        // A dropped receiver only means nobody waits for the answer.
+        match self {
+            Answer::Turn(Some(done), outcome) => drop(done.send(outcome)),
+            Answer::Load(Some(done), result) => drop(done.send(result)),
+            _ => {}
+        }
+    }
 }
 
 impl Worker {
@@ -58,47 +82,98 @@ impl Worker {
             skill_roots: parts.skill_roots,
             window: Vec::new(),
             next_turn: None,
+            needs_load: false,
         }
     }
 
     pub(super) async fn run(mut self) {
-        while let Some((job, cancel)) = self.next_job().await {
-            match job {
+        while let Some((id, job, cancel)) = self.next_job().await {
+            let kind = job.kind();
+            if let Some(kind) = kind {
+                self.shared.hub.job(JobUpdate::Started { id, kind });
+            }
+            let (outcome, answer) = match job {
                 Job::Prompt { text, done } => {
                     let outcome = self.run_turn(text, cancel).await;
-                    let _ = done.send(outcome);
+                    (outcome.clone(), Answer::Turn(done, outcome))
                 }
                 Job::LoadSession { done } => {
-                    let _ = done.send(self.load_session().await);
+                    let result = tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => Err(AgentError::Cancelled),
+                        result = self.load_session() => result,
+                    };
+                    let outcome = match &result {
+                        Ok(()) => TurnOutcome::done("session loaded"),
+                        Err(AgentError::Cancelled) => TurnOutcome {
+                            cause: StopCause::User,
+                            message: "loading the session was interrupted".into(),
+                        },
+                        Err(e) => TurnOutcome {
+                            cause: StopCause::Runtime,
+                            message: e.to_string(),
+                        },
+                    };
+                    // The next prompt must not run without the history.
+                    self.needs_load = result.is_err();
+                    (outcome, Answer::Load(done, result))
                 }
                 Job::Compact { done } => {
-                    let outcome = self.compact().await;
-                    let _ = done.send(outcome);
+                    let outcome = self.compact(&cancel).await;
+                    (outcome.clone(), Answer::Turn(done, outcome))
                 }
-                Job::SetAdaptor { adaptor } => self.adaptor = adaptor,
+                Job::SetAdaptor { adaptor } => {
+                    self.adaptor = adaptor;
+                    (TurnOutcome::done(""), Answer::None)
+                }
                 Job::Undo { done } => {
                     let _ = done.send(self.undo().await);
+                    (TurnOutcome::done(""), Answer::None)
                 }
                 Job::Diff { done } => {
                     let _ = done.send(self.diff().await);
+                    (TurnOutcome::done(""), Answer::None)
                 }
-            }
+            };
+            // Idle first, then answer: whoever awaited the job sees the
+            // agent's state after it.
+            self.finish_job(id, kind, outcome);
+            answer.send();
+        }
+        self.shared.idle.send_replace(true);
+    }
+
+    /// Reports the end of a job and, when nothing else waits, that the agent
+    /// is idle.
+    fn finish_job(&self, id: JobId, kind: Option<JobKind>, outcome: TurnOutcome) {
+        let mut queue = self.shared.lock();
+        queue.running = None;
+        if let Some(kind) = kind {
+            self.shared.hub.job(JobUpdate::Ended {
+                id,
+                kind,
+                cause: outcome.cause,
+                message: outcome.message,
+                window_tokens: self.shared.window_tokens.load(Ordering::Relaxed),
+            });
+        }
+        if queue.jobs.is_empty() {
+            self.shared.idle.send_replace(true);
         }
     }
 
-    /// Waits for the next job; a prompt job comes with its turn's token,
-    /// already registered as the running turn.
-    async fn next_job(&self) -> Option<(Job, CancellationToken)> {
+    /// Waits for the next job and registers it as the running one, with its
+    /// own cancellation token.
+    async fn next_job(&self) -> Option<(JobId, Job, CancellationToken)> {
         loop {
             {
                 let mut queue = self.shared.lock();
-                if let Some(job) = queue.jobs.pop_front() {
-                    let cancel = CancellationToken::new();
-                    if matches!(job, Job::Prompt { .. }) {
-                        queue.running = Some(cancel.clone());
-                        queue.interrupt_reason = None;
-                    }
-                    return Some((job, cancel));
+                if let Some(entry) = queue.jobs.pop_front() {
+                    queue.running = Some(Running {
+                        cancel: entry.cancel.clone(),
+                        reason: entry.reason,
+                    });
+                    return Some((entry.id, entry.job, entry.cancel));
                 }
                 if queue.closed {
                     return None;
@@ -126,7 +201,7 @@ impl Worker {
             .map_err(|e| AgentError::Session(e.to_string()))
     }
 
-    async fn load_session(&mut self) -> Result<(), AgentError> {
+    pub(super) async fn load_session(&mut self) -> Result<(), AgentError> {
         // Another session's files were seen by another agent.
         self.shared.seen.clear();
         let Some(session) = &self.session else {
@@ -143,24 +218,42 @@ impl Worker {
             .map_err(|e| AgentError::Session(e.to_string()))?;
         self.window = window;
         self.next_turn = Some(last + 1);
+        self.needs_load = false;
         self.recall.remember_all(&self.window);
         self.update_window_tokens();
         Ok(())
     }
 
-    async fn compact(&mut self) -> TurnOutcome {
+    async fn compact(&mut self, cancel: &CancellationToken) -> TurnOutcome {
+        if self.needs_load
+            && let Err(e) = self.load_session().await
+        {
+            return TurnOutcome {
+                cause: StopCause::Runtime,
+                message: e.to_string(),
+            };
+        }
         let now = Meta::new(self.next_turn().await.saturating_sub(1), u32::MAX);
-        match self
-            .context
-            .build(
+        // Dropping the build on cancel drops the summary request with it;
+        // nothing is committed before the summary is complete.
+        let specs = self.tools.specs();
+        let built = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => {
+                return TurnOutcome {
+                    cause: StopCause::User,
+                    message: "compaction interrupted".into(),
+                };
+            }
+            built = self.context.build(
                 &self.window,
-                &self.tools.specs(),
+                &specs,
                 self.adaptor.as_ref(),
                 true,
                 now,
-            )
-            .await
-        {
+            ) => built,
+        };
+        match built {
             Ok(built) => match (built.summary, built.window) {
                 (Some(summary), Some(window)) => {
                     if let Err(message) = self.persist(&summary).await {
@@ -241,8 +334,9 @@ impl Worker {
     pub(super) fn interrupt_reason(&self) -> String {
         self.shared
             .lock()
-            .interrupt_reason
-            .clone()
+            .running
+            .as_ref()
+            .and_then(|r| r.reason.clone())
             .unwrap_or_else(|| "user interrupted".into())
     }
 }

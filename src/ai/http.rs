@@ -47,18 +47,49 @@ pub(crate) fn build_client(
     })
 }
 
-/// A connection, send or read failure: always retryable.
+/// A connection, send or read failure: always retryable. Says plainly
+/// where and why: "cannot connect to 127.0.0.1:9 (connection refused)".
 pub(crate) fn transport_error(err: &reqwest::Error) -> AiError {
-    let what = if err.is_connect() {
-        "cannot connect to the model provider"
+    let target = err
+        .url()
+        .and_then(|url| {
+            let host = url.host_str()?;
+            Some(match url.port_or_known_default() {
+                Some(port) => format!("{host}:{port}"),
+                None => host.to_string(),
+            })
+        })
+        .unwrap_or_else(|| "the model provider".to_string());
+    let cause = root_cause(err);
+    let message = if err.is_connect() {
+        format!("cannot connect to {target} ({cause})")
     } else if err.is_timeout() {
-        "the model provider timed out"
+        format!("{target} timed out")
     } else if err.is_body() || err.is_decode() {
-        "the connection to the model provider broke mid-response"
+        format!("the connection to {target} broke mid-response ({cause})")
     } else {
-        "HTTP request to the model provider failed"
+        format!("the request to {target} failed ({cause})")
     };
-    AiError::new(AiErrorKind::Transport, format!("{what}: {err}"))
+    AiError::new(AiErrorKind::Transport, message)
+}
+
+/// The innermost error's text, without the OS error number:
+/// "connection refused", "dns error: failed to lookup address …".
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut innermost = err;
+    while let Some(next) = innermost.source() {
+        innermost = next;
+    }
+    let text = innermost.to_string();
+    let text = match text.find(" (os error") {
+        Some(at) => &text[..at],
+        None => text.as_str(),
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => "no reason given".to_string(),
+    }
 }
 
 /// No byte arrived for `idle`.
@@ -125,6 +156,27 @@ pub(crate) fn log_request(url: &str, body: &serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[tokio::test]
+    async fn a_refused_connection_names_the_address_and_the_reason() {
+        // Bound then dropped: nothing listens there any more.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let client = build_client(&HttpOptions::default(), false).unwrap();
+        let err = client
+            .get(format!("http://127.0.0.1:{port}/v1"))
+            .send()
+            .await
+            .unwrap_err();
+        let e = transport_error(&err);
+        assert_eq!(
+            e.message,
+            format!("cannot connect to 127.0.0.1:{port} (connection refused)")
+        );
+        assert!(e.retryable);
+    }
 
     #[test]
     fn retry_after_reads_seconds_and_milliseconds() {

@@ -12,9 +12,10 @@ pub struct Cli {
     /// Start a new session instead of resuming the latest one for this directory.
     #[arg(long, conflicts_with = "resume")]
     pub new: bool,
-    /// Resume the session with this id.
-    #[arg(long, value_name = "ID")]
-    pub resume: Option<String>,
+    /// Resume the session with this id (or a unique prefix of its short id);
+    /// without an id, pick one of this directory's sessions.
+    #[arg(long, value_name = "ID", num_args = 0..=1)]
+    pub resume: Option<Option<String>>,
     #[command(flatten)]
     pub model: ModelFlags,
     /// Working directory (default: the current one).
@@ -35,6 +36,8 @@ pub struct Cli {
 
 const EXAMPLES: &str = "Examples:
   light-agent                          resume this directory's latest session
+  light-agent resume                   pick one of this directory's sessions
+  light-agent resume nd9u              resume the session whose short id starts with nd9u
   light-agent --new \"explain src/\"     start fresh with a prompt
   light-agent exec \"where is main?\"    one headless turn
   light-agent tool grep '{\"search_strs\":[\"fn main\"]}'";
@@ -59,6 +62,15 @@ pub struct ModelFlags {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open the UI in a session: the picker of this directory's sessions,
+    /// or the session ID names (full id, or a unique prefix of its short id).
+    #[command(after_help = "Examples:
+  light-agent resume
+  light-agent resume nd9uk3qe")]
+    Resume {
+        /// Session id or short-id prefix.
+        id: Option<String>,
+    },
     /// Run one turn headless and print the answer.
     #[command(after_help = "Examples:
   light-agent exec \"summarise README.md\"
@@ -97,7 +109,7 @@ pub enum Command {
   light-agent show sess_0abc123def
   light-agent show sess_0abc123def --json > session.jsonl")]
     Show {
-        /// Session id (see `light-agent sessions`).
+        /// Session id or a unique prefix of its short id (see `light-agent sessions`).
         id: String,
         /// One JSON event per line.
         #[arg(long)]
@@ -152,7 +164,7 @@ pub struct ExecArgs {
     /// Continue the latest session of this directory.
     #[arg(long = "continue", conflicts_with = "resume")]
     pub continue_latest: bool,
-    /// Continue the session with this id.
+    /// Continue the session with this id (or a unique prefix of its short id).
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
 }

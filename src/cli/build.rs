@@ -15,18 +15,20 @@ use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
 use light_agent::mcp::McpServers;
 use light_agent::permission::{Approver, Mode, Permits, Policy};
-use light_agent::session::{AgentSession, SessionManager, SessionStatus};
+use light_agent::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
 use light_agent::tool::builtin::{self, EditFormat};
 
 /// Which session a host starts in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionChoice {
-    /// A fresh session.
+    /// A fresh session (written with its first prompt).
     New,
     /// The latest session of the cwd, or a fresh one when there is none.
     Latest,
-    /// A given session.
+    /// A given session (a full id once [`check_choice`] resolved it).
     Id(String),
+    /// Let the user pick one of the cwd's sessions (the TUI's picker).
+    Pick,
 }
 
 /// The model adaptor the settings describe.
@@ -69,8 +71,53 @@ impl FreshHint {
     }
 }
 
-/// Opens the session the user chose for `cwd`; a session another process
-/// runs is refused with a hint in `hint`'s words.
+/// Turns a session id given on the command line (full, or a unique prefix
+/// of the short id) into the full id, and refuses a session of another
+/// directory or one another process is running — before any UI opens.
+pub async fn check_choice(
+    manager: &SessionManager,
+    cwd: &Path,
+    choice: SessionChoice,
+    hint: FreshHint,
+) -> Result<SessionChoice> {
+    let SessionChoice::Id(input) = choice else {
+        return Ok(choice);
+    };
+    let id = manager.resolve(&input).await?;
+    let info = manager.info(&id).await?;
+    if info.cwd != cwd {
+        anyhow::bail!(
+            "session {} belongs to {dir}; continue it there: cd {dir} && light-agent resume {short}",
+            info.id,
+            dir = info.cwd.display(),
+            short = short_id(&info.id),
+        );
+    }
+    if info.status == SessionStatus::Running {
+        return Err(busy(&id, hint));
+    }
+    Ok(SessionChoice::Id(id))
+}
+
+/// Claims `session` for this process; a session another live process runs
+/// is refused with a hint in `hint`'s words.
+pub async fn claim(session: &AgentSession, hint: FreshHint) -> Result<()> {
+    match session.claim().await {
+        Err(SessionError::Busy(id)) => Err(busy(&id, hint)),
+        other => Ok(other?),
+    }
+}
+
+fn busy(id: &str, hint: FreshHint) -> anyhow::Error {
+    anyhow::anyhow!(
+        "session {id} is in use by another light-agent process; wait for it to finish, or {}",
+        hint.text()
+    )
+}
+
+/// Opens and claims the session the user chose for `cwd` (see
+/// [`check_choice`] for ids); a fresh one is a draft, written with its first
+/// event. Returns whether an existing session was resumed.
 pub async fn open_session(
     manager: &SessionManager,
     cwd: &Path,
@@ -78,36 +125,17 @@ pub async fn open_session(
     title: Option<String>,
     hint: FreshHint,
 ) -> Result<(AgentSession, bool)> {
-    let session = match choice {
-        SessionChoice::Id(id) => manager.open_session(id).await?,
-        SessionChoice::Latest => match manager.open_latest(cwd).await? {
-            Some(session) => session,
-            None => return Ok((manager.create(cwd, title).await?, false)),
-        },
-        SessionChoice::New => return Ok((manager.create(cwd, title).await?, false)),
+    let existing = match choice {
+        SessionChoice::Id(id) => Some(manager.open_session(id).await?),
+        SessionChoice::Latest => manager.open_latest(cwd).await?,
+        SessionChoice::New | SessionChoice::Pick => None,
     };
-    let info = manager.info(session.id()).await?;
-    if info.cwd != cwd {
-        anyhow::bail!(
-            "session {} belongs to {dir}; run light-agent there, or pass --cwd {dir}",
-            info.id,
-            dir = info.cwd.display()
-        );
-    }
-    ensure_not_busy(manager, session.id(), hint).await?;
-    Ok((session, true))
-}
-
-/// Refuses a session that another live light-agent process is running: two
-/// writers would interleave their turns in one log.
-pub async fn ensure_not_busy(manager: &SessionManager, id: &str, hint: FreshHint) -> Result<()> {
-    if manager.info(id).await?.status == SessionStatus::Running {
-        anyhow::bail!(
-            "session {id} is in use by another light-agent process; wait for it to finish, or {}",
-            hint.text()
-        );
-    }
-    Ok(())
+    let (session, resumed) = match existing {
+        Some(session) => (session, true),
+        None => (manager.draft(cwd, title).await?, false),
+    };
+    claim(&session, hint).await?;
+    Ok((session, resumed))
 }
 
 /// The context configuration for `cwd`: the built-in tools' guide,

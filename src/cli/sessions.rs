@@ -79,6 +79,7 @@ const SHOW_PAGE: usize = 256;
 /// Prints one session, as markdown or as JSON lines, page by page from the
 /// database, so memory stays bounded however long the log is.
 pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit> {
+    let id = &manager.resolve(id).await?;
     let session = manager.open_session(id).await?;
     let mut out = output::stdout();
     let mut text = String::new();

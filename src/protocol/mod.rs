@@ -12,10 +12,12 @@
 //! Architecture invariant: this module depends on serde only.
 
 mod event;
+mod job;
 mod secret;
 mod tool;
 
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
+pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
 pub use secret::{REDACTED, Redactor, Secret, redact_url};
 pub use tool::{INTENT_FIELD, ToolCall, ToolOutcome, ToolSpec};
 

@@ -1,17 +1,29 @@
 //! [`AgentSession`]: one session's event log.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::journal::{JournalEntry, NewJournalEntry};
-use super::store::{NewCall, NewEvent};
-use super::{CallPage, CallQuery, RecentLog, SessionError, SessionManager};
+use super::store::{DraftRow, NewCall, NewEvent};
+use super::{CallPage, CallQuery, RecentLog, SessionError, SessionManager, TurnUsage};
 use crate::protocol::{AgentEvent, ToolOutcome};
 
 /// Handle to one session's append-only event log. Cloning is cheap.
+///
+/// A *draft* session ([`SessionManager::draft`]) has an id but no row yet:
+/// its row is written together with its first event, so a session the user
+/// never prompted in leaves nothing behind.
 #[derive(Clone, Debug)]
 pub struct AgentSession {
     manager: SessionManager,
     id: Arc<str>,
+    draft: Option<Arc<Draft>>,
+}
+
+#[derive(Debug)]
+struct Draft {
+    row: Mutex<DraftRow>,
+    written: AtomicBool,
 }
 
 impl AgentSession {
@@ -19,7 +31,79 @@ impl AgentSession {
         Self {
             manager,
             id: Arc::from(id),
+            draft: None,
         }
+    }
+
+    pub(super) fn new_draft(manager: SessionManager, id: String, row: DraftRow) -> Self {
+        Self {
+            manager,
+            id: Arc::from(id),
+            draft: Some(Arc::new(Draft {
+                row: Mutex::new(row),
+                written: AtomicBool::new(false),
+            })),
+        }
+    }
+
+    /// Whether the session row exists (false for a draft before its first
+    /// event).
+    pub fn is_written(&self) -> bool {
+        self.draft
+            .as_ref()
+            .is_none_or(|d| d.written.load(Ordering::Acquire))
+    }
+
+    /// Sets the title a draft is written with; returns false (and does
+    /// nothing) once the row exists — use [`SessionManager::set_title`] then.
+    pub fn set_draft_title(&self, title: &str) -> bool {
+        match &self.draft {
+            Some(draft) if !draft.written.load(Ordering::Acquire) => {
+                lock(&draft.row).title = Some(title.to_owned());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Marks the session running, owned by this process. Fails with
+    /// [`SessionError::Busy`] when another live process owns it, atomically
+    /// (see [`SessionManager::claim`]). A draft is written already claimed.
+    pub async fn claim(&self) -> Result<(), SessionError> {
+        if let Some(draft) = &self.draft
+            && !draft.written.load(Ordering::Acquire)
+        {
+            lock(&draft.row).owner_pid = Some(std::process::id());
+            if !draft.written.load(Ordering::Acquire) {
+                return Ok(());
+            }
+        }
+        self.manager.claim(&self.id).await
+    }
+
+    /// Marks the session idle again; a draft that was never written stays
+    /// unwritten.
+    pub async fn release(&self) -> Result<(), SessionError> {
+        if let Some(draft) = &self.draft {
+            lock(&draft.row).owner_pid = None;
+            if !draft.written.load(Ordering::Acquire) {
+                return Ok(());
+            }
+        }
+        self.manager.mark_idle(&self.id).await
+    }
+
+    /// Tokens per turn, from the log's `agent_trace` events (empty for an
+    /// unwritten draft).
+    pub async fn usage_by_turn(&self) -> Result<Vec<TurnUsage>, SessionError> {
+        if !self.is_written() {
+            return Ok(Vec::new());
+        }
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.usage_by_turn(&id))
+            .await
     }
 
     /// The session id (`sess_…`).
@@ -71,11 +155,19 @@ impl AgentSession {
             })?,
         };
         let id = Arc::clone(&self.id);
+        let draft = self
+            .draft
+            .as_ref()
+            .filter(|d| !d.written.load(Ordering::Acquire))
+            .map(|d| lock(&d.row).clone());
         self.manager
             .store()
-            .call(move |store| store.append(&id, &new_event))
-            .await
-            .map(drop)
+            .call(move |store| store.append(&id, &new_event, draft.as_ref()))
+            .await?;
+        if let Some(draft) = &self.draft {
+            draft.written.store(true, Ordering::Release);
+        }
+        Ok(())
     }
 
     /// The context window in log order: when the log has an
@@ -206,4 +298,10 @@ impl AgentSession {
             .call(move |store| store.mark_undone(&id, turn))
             .await
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Each critical section is one field write, so a poisoned lock holds a
+    // consistent value.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

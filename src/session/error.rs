@@ -8,6 +8,20 @@ pub enum SessionError {
     /// No session with this id exists in the database.
     #[error("session does not exist: {0}")]
     NotFound(String),
+    /// Another live light-agent process has the session open: two writers
+    /// would interleave their turns in one log.
+    #[error(
+        "session {0} is in use by another light-agent process; wait for it to finish, or start a new session"
+    )]
+    Busy(String),
+    /// A short id matches several sessions.
+    #[error("session id `{input}` matches {} sessions: {}; give more characters", candidates.len(), candidate_list(candidates))]
+    Ambiguous {
+        /// What was given.
+        input: String,
+        /// The sessions it matches, newest first.
+        candidates: Vec<super::SessionInfo>,
+    },
     /// The event is transient (a delta) and never belongs in the log; the
     /// payload is the event's `type` tag.
     #[error("transient `{0}` events are not persisted")]
@@ -60,4 +74,15 @@ pub enum SessionError {
     /// request can succeed through this handle.
     #[error("session store is closed")]
     Closed,
+}
+
+fn candidate_list(candidates: &[super::SessionInfo]) -> String {
+    candidates
+        .iter()
+        .map(|c| match c.title.as_deref().filter(|t| !t.is_empty()) {
+            Some(title) => format!("{} ({title})", c.id),
+            None => c.id.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::actor::StoreHandle;
 use super::id::new_session_id;
 use super::schema::open_connection;
-use super::store::Store;
+use super::store::{DraftRow, Store};
 use super::{AgentSession, SessionError, SessionInfo, SessionStatus};
 
 /// Handle to one session database. Cloning is cheap; all clones share one
@@ -79,6 +79,70 @@ impl SessionManager {
             .call(move |store| store.create(&id, &cwd, title.as_deref()))
             .await?;
         Ok(AgentSession::new(self.clone(), info.id))
+    }
+
+    /// A new session for `cwd` (canonicalised) that is written only with its
+    /// first event, so nothing is stored if the user never prompts in it.
+    ///
+    /// Fails with [`SessionError::Io`] when `cwd` cannot be canonicalised.
+    pub async fn draft(
+        &self,
+        cwd: &Path,
+        title: Option<String>,
+    ) -> Result<AgentSession, SessionError> {
+        let cwd = tokio::fs::canonicalize(cwd)
+            .await
+            .map_err(|source| SessionError::Io {
+                action: "cannot resolve session directory",
+                path: cwd.to_path_buf(),
+                source,
+            })?;
+        let row = DraftRow {
+            cwd: path_text(&cwd),
+            title,
+            owner_pid: None,
+        };
+        Ok(AgentSession::new_draft(self.clone(), new_session_id(), row))
+    }
+
+    /// The id of the session `input` names: a full id, a prefix of one, or
+    /// a prefix of a short id (see [`short_id`](super::short_id)).
+    ///
+    /// Fails with [`SessionError::NotFound`] when nothing matches and
+    /// [`SessionError::Ambiguous`] (listing up to 10 candidates) when several do.
+    pub async fn resolve(&self, input: &str) -> Result<String, SessionError> {
+        let input = input.trim().to_owned();
+        let valid = !input.is_empty()
+            && input
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid {
+            return Err(SessionError::NotFound(input));
+        }
+        let query = input.to_ascii_lowercase();
+        let mut found = self
+            .store
+            .call(move |store| store.find_by_prefix(&query, 10))
+            .await?;
+        match found.len() {
+            0 => Err(SessionError::NotFound(input)),
+            1 => Ok(found.remove(0).id),
+            _ => Err(SessionError::Ambiguous {
+                input,
+                candidates: found,
+            }),
+        }
+    }
+
+    /// Marks the session running, owned by this process, unless another
+    /// live process owns it ([`SessionError::Busy`]). One conditional
+    /// UPDATE: of two processes claiming at once, exactly one wins.
+    ///
+    /// Fails with [`SessionError::NotFound`] for an unknown id.
+    pub async fn claim(&self, id: &str) -> Result<(), SessionError> {
+        let id = id.to_owned();
+        let pid = std::process::id();
+        self.store.call(move |store| store.claim(&id, pid)).await
     }
 
     /// A handle to an existing session (no history is read).

@@ -89,6 +89,33 @@ pub struct SessionInfo {
     pub events: u64,
 }
 
+/// Tokens one turn used, summed over its model calls (`agent_trace` events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TurnUsage {
+    /// Turn number.
+    pub turn: u64,
+    /// Prompt tokens.
+    pub input: u64,
+    /// Completion tokens.
+    pub output: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cached: u64,
+    /// Model calls in the turn.
+    pub calls: u64,
+}
+
+/// The short form of a session id the UI shows: its last 8 characters (the
+/// random part and one time character). Any unique prefix of it names the
+/// session in every command.
+pub fn short_id(id: &str) -> &str {
+    let start = id
+        .char_indices()
+        .rev()
+        .nth(store::SHORT_ID_LEN - 1)
+        .map_or(0, |(i, _)| i);
+    &id[start..]
+}
+
 /// Whether a session is in use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionStatus {

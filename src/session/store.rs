@@ -4,7 +4,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::owner::process_is_alive;
-use super::{RecentLog, SessionError, SessionInfo, SessionStatus};
+use super::{RecentLog, SessionError, SessionInfo, SessionStatus, TurnUsage};
 use crate::protocol::{AgentEvent, Meta, ToolOutcome, now_millis};
 
 /// The new `updated_at` of the session row being written (`?2` is now).
@@ -56,6 +56,18 @@ const NEWEST_FIRST: &str = "SELECT seq, turn, step, payload FROM events
 const PAGE_AFTER: &str = "SELECT seq, payload FROM events
     WHERE session_id = ?1 AND seq > ?2
     ORDER BY seq LIMIT ?3";
+/// How many trailing characters of an id make its short form (one time
+/// character and the random part), as the UI shows it.
+pub(super) const SHORT_ID_LEN: usize = 8;
+
+/// The session row a draft session inserts with its first event.
+#[derive(Debug, Clone)]
+pub(super) struct DraftRow {
+    pub cwd: String,
+    pub title: Option<String>,
+    /// Claimed by this process before its first event: inserted running.
+    pub owner_pid: Option<u32>,
+}
 
 /// One canonical event, encoded by the caller, ready to insert.
 pub(super) struct NewEvent {
@@ -121,7 +133,9 @@ impl Store {
             .ok_or_else(|| SessionError::NotFound(id.to_owned()))
     }
 
-    /// Sessions, newest first; all cwds when `cwd` is `None`.
+    /// Sessions with at least one event, newest first; all cwds when `cwd`
+    /// is `None`. (Rows without events are left over from builds that wrote
+    /// a session before its first prompt; there is nothing to resume in them.)
     pub(super) fn list(
         &self,
         cwd: Option<&str>,
@@ -131,7 +145,7 @@ impl Store {
         let rows = match cwd {
             Some(cwd) => {
                 let sql = format!(
-                    "SELECT {SESSION_COLUMNS} FROM sessions WHERE cwd = ?1
+                    "SELECT {SESSION_COLUMNS} FROM sessions WHERE cwd = ?1 AND event_count > 0
                      ORDER BY updated_at DESC LIMIT ?2"
                 );
                 let mut statement = self.conn.prepare_cached(&sql)?;
@@ -141,7 +155,7 @@ impl Store {
             }
             None => {
                 let sql = format!(
-                    "SELECT {SESSION_COLUMNS} FROM sessions
+                    "SELECT {SESSION_COLUMNS} FROM sessions WHERE event_count > 0
                      ORDER BY updated_at DESC LIMIT ?1"
                 );
                 let mut statement = self.conn.prepare_cached(&sql)?;
@@ -192,12 +206,38 @@ impl Store {
     ///
     /// `BEGIN IMMEDIATE` takes the write lock before reading `MAX(seq)`, so
     /// two connections appending to one session never pick the same seq.
-    pub(super) fn append(&mut self, id: &str, event: &NewEvent) -> Result<u64, SessionError> {
+    ///
+    /// With `draft`, the session row is first inserted (if it is not there
+    /// yet) in the same transaction: a session exists from its first event.
+    pub(super) fn append(
+        &mut self,
+        id: &str,
+        event: &NewEvent,
+        draft: Option<&DraftRow>,
+    ) -> Result<u64, SessionError> {
         let now = to_sql_int(now_millis());
         let turn = to_sql_int(event.turn);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(draft) = draft {
+            let status = match draft.owner_pid {
+                Some(_) => SessionStatus::Running,
+                None => SessionStatus::Idle,
+            };
+            tx.prepare_cached(
+                "INSERT OR IGNORE INTO sessions (id, cwd, title, created_at, updated_at, status, owner_pid)
+                 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                id,
+                draft.cwd,
+                draft.title,
+                now,
+                status_text(status),
+                draft.owner_pid
+            ])?;
+        }
         let touch = concat!(
             "UPDATE sessions SET updated_at = ",
             next_updated_at!(),
@@ -374,6 +414,98 @@ impl Store {
             AgentEvent::ToolResult { outcome, .. } => Ok(Some(outcome)),
             _ => Ok(None),
         }
+    }
+
+    /// Marks the session running, owned by `pid`, unless another live
+    /// process owns it: one conditional UPDATE that only succeeds while the
+    /// owner is still the one just read (idle, dead or `pid`), so two
+    /// processes claiming at once cannot both win.
+    pub(super) fn claim(&mut self, id: &str, pid: u32) -> Result<(), SessionError> {
+        let owner: Option<(String, Option<i64>)> = self
+            .conn
+            .prepare_cached("SELECT status, owner_pid FROM sessions WHERE id = ?1")?
+            .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?;
+        let Some((status, owner_pid)) = owner else {
+            return Err(SessionError::NotFound(id.to_owned()));
+        };
+        let other_owner = owner_pid
+            .and_then(|p| u32::try_from(p).ok())
+            .filter(|&p| p != pid);
+        if status == status_text(SessionStatus::Running)
+            && let Some(other) = other_owner.filter(|&p| process_is_alive(p))
+        {
+            tracing::debug!(id, owner = other, "session busy");
+            return Err(SessionError::Busy(id.to_owned()));
+        }
+        let sql = concat!(
+            "UPDATE sessions SET updated_at = ",
+            next_updated_at!(),
+            ", status = 'running', owner_pid = ?3
+             WHERE id = ?1 AND status = ?4 AND owner_pid IS ?5"
+        );
+        let changed = self.conn.prepare_cached(sql)?.execute(params![
+            id,
+            to_sql_int(now_millis()),
+            pid,
+            status,
+            owner_pid
+        ])?;
+        if changed == 0 {
+            // Another process changed the owner between the read and the write.
+            return Err(SessionError::Busy(id.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Sessions whose id is `input`, starts with `input`, or whose short id
+    /// (the last [`SHORT_ID_LEN`] characters) starts with it; newest first,
+    /// at most `limit`. An exact id comes alone.
+    pub(super) fn find_by_prefix(
+        &self,
+        input: &str,
+        limit: usize,
+    ) -> Result<Vec<SessionInfo>, SessionError> {
+        if let Some(info) = self.info(input)? {
+            return Ok(vec![info]);
+        }
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions
+             WHERE substr(id, 1, length(?1)) = ?1
+                OR substr(id, -{SHORT_ID_LEN}, length(?1)) = ?1
+             ORDER BY updated_at DESC LIMIT ?2"
+        );
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut statement = self.conn.prepare_cached(&sql)?;
+        let rows = statement
+            .query_map(params![input, limit], session_info)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// Tokens of every turn that has an `agent_trace`, in turn order.
+    pub(super) fn usage_by_turn(&self, id: &str) -> Result<Vec<TurnUsage>, SessionError> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT turn,
+                    SUM(COALESCE(json_extract(payload, '$.usage.input'), 0)),
+                    SUM(COALESCE(json_extract(payload, '$.usage.output'), 0)),
+                    SUM(COALESCE(json_extract(payload, '$.usage.cached'), 0)),
+                    COUNT(*)
+             FROM events WHERE session_id = ?1 AND type = 'agent_trace'
+             GROUP BY turn ORDER BY turn",
+        )?;
+        let rows = statement
+            .query_map([id], |row| {
+                Ok(TurnUsage {
+                    turn: from_sql_int(row.get(0)?),
+                    input: from_sql_int(row.get(1)?),
+                    output: from_sql_int(row.get(2)?),
+                    cached: from_sql_int(row.get(3)?),
+                    calls: from_sql_int(row.get(4)?),
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
     }
 
     /// Highest turn number logged in the session, 0 if none.

@@ -12,16 +12,21 @@ use std::time::{Duration, Instant};
 use crossterm::event::Event as TermEvent;
 use ratatui::text::Line;
 
-use super::bridge::{NoticeLevel, Op, RuntimeStatus, SessionHeader, TuiOptions, UiInput};
+use super::bridge::{
+    NoticeLevel, Op, RuntimeStatus, SessionHeader, TokenTotals, TuiOptions, UiInput,
+};
 use super::stream::MarkdownStream;
 use super::transcript::{TranscriptItem, TranscriptView};
 use super::view::approval::ApprovalView;
 use super::view::composer::Composer;
+use super::view::model_picker::ModelPicker;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::{Activity, StatusView};
 use super::view::tool_pane::ToolPane;
-use super::view::{notice, output_cell, session_header, thought_cell, user_cell};
-use crate::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
+use super::view::{notice, output_cell, session_header, slash_popup, thought_cell, user_cell};
+use crate::protocol::{
+    AgentEvent, InputSource, JobId, JobKind, Meta, StopCause, ToolCall, ToolOutcome,
+};
 
 /// Time within which a second Ctrl+C quits.
 const DOUBLE_PRESS: Duration = Duration::from_secs(1);
@@ -44,7 +49,7 @@ pub(crate) struct LiveThought {
 
 pub(crate) struct LiveOutput {
     pub(crate) stream: MarkdownStream,
-    committed_any: bool,
+    pub(crate) committed_any: bool,
 }
 
 pub(crate) struct LiveTool {
@@ -55,6 +60,7 @@ pub(crate) struct LiveTool {
 pub(crate) enum Popup {
     None,
     Picker(ResumePicker),
+    Models(ModelPicker),
 }
 
 /// The UI's whole state.
@@ -67,15 +73,28 @@ pub struct App {
     pub(crate) tick: u64,
     pub(crate) composer: Composer,
     pub(crate) status: RuntimeStatus,
-    pub(crate) running: bool,
+    /// The session's tokens: what the runtime reported at open, plus every
+    /// `agent_trace` since.
+    pub(crate) tokens: TokenTotals,
+    /// The job running now, from its `Started` to its `Ended`.
+    pub(crate) job: Option<(JobId, JobKind)>,
+    /// Prompts sent but not yet answered by `Queued` or `PromptRejected`:
+    /// Esc in that window still interrupts.
+    pub(crate) awaiting: usize,
+    /// A summary arrived during the running compaction (reported once).
+    pub(crate) compact_reported: bool,
     pub(crate) activity: Activity,
     pub(crate) turn_started: Option<Instant>,
     pub(crate) thought: Option<LiveThought>,
     thought_done: Option<Meta>,
     pub(crate) output: Option<LiveOutput>,
     pub(crate) tools: Vec<LiveTool>,
+    /// Queued prompts' texts, oldest first, and their ids beside them.
     pub(crate) queued: Vec<String>,
+    pub(crate) queued_ids: Vec<JobId>,
     pub(crate) popup: Popup,
+    /// The slash-command popup is open (opened by typing `/`).
+    pub(crate) slash_open: bool,
     pub(crate) slash_selected: usize,
     pub(crate) overlay: Option<TranscriptView>,
     /// Changes waiting for approval, in call order (see `approvals.rs`).
@@ -104,7 +123,10 @@ impl App {
             tick: 0,
             composer,
             status: RuntimeStatus::default(),
-            running: false,
+            tokens: TokenTotals::default(),
+            job: None,
+            awaiting: 0,
+            compact_reported: false,
             activity: Activity::Idle,
             turn_started: None,
             thought: None,
@@ -112,7 +134,9 @@ impl App {
             output: None,
             tools: Vec::new(),
             queued: Vec::new(),
+            queued_ids: Vec::new(),
             popup: Popup::None,
+            slash_open: false,
             slash_selected: 0,
             overlay: None,
             approvals: Vec::new(),
@@ -197,10 +221,46 @@ impl App {
         self.activity
     }
 
+    /// Whether a job runs or a sent prompt is not yet answered.
+    pub fn is_busy(&self) -> bool {
+        self.job.is_some() || self.awaiting > 0
+    }
+
+    /// The session's tokens so far.
+    pub fn tokens(&self) -> TokenTotals {
+        self.tokens
+    }
+
+    /// The popup's lines (pickers, or the slash-command list while it is
+    /// open), drawn above the composer.
+    pub fn popup_lines(&self, width: u16) -> Vec<Line<'static>> {
+        match &self.popup {
+            Popup::Picker(picker) => picker.lines(self.now_ms, width),
+            Popup::Models(picker) => picker.lines(width),
+            Popup::None => {
+                let matching = self.slash_matches();
+                slash_popup::lines(
+                    &matching,
+                    self.slash_selected.min(matching.len().saturating_sub(1)),
+                    width,
+                )
+            }
+        }
+    }
+
+    /// The commands the open slash popup lists (none when it is closed).
+    pub(crate) fn slash_matches(&self) -> Vec<super::commands::SlashCommand> {
+        if !self.slash_open {
+            return Vec::new();
+        }
+        slash_popup::matches(&self.composer.text())
+    }
+
     /// The status line as it would be drawn now.
     pub fn status_view(&self) -> StatusView<'_> {
         StatusView {
             status: &self.status,
+            tokens: self.tokens,
             activity: self.activity,
             elapsed: self
                 .turn_started
@@ -227,65 +287,15 @@ impl App {
         }
     }
 
-    fn on_input(&mut self, input: UiInput) {
-        match input {
-            UiInput::Event(event) => self.on_event(event, false),
-            UiInput::Session { header, recent } => self.on_session(header, recent),
-            UiInput::Status(status) => {
-                if !status.is_running && self.running && self.live_is_empty() {
-                    self.set_idle();
-                } else if status.is_running && !self.running {
-                    self.running = true;
-                    self.activity = Activity::Thinking;
-                    self.turn_started = Some(self.now);
-                }
-                self.status = status;
-            }
-            UiInput::Retrying {
-                attempt,
-                delay,
-                message,
-            } => {
-                self.activity = Activity::Retrying { attempt };
-                let text = format!(
-                    "retrying in {}s (attempt {attempt}): {message}",
-                    delay.as_secs().max(1)
-                );
-                self.notice(NoticeLevel::Warn, &text);
-            }
-            UiInput::PartialDropped => {
-                // Lines already in scrollback cannot be taken back; the
-                // notice says they are void, the rest is never shown.
-                let shown = self.output.take().is_some_and(|o| o.committed_any);
-                self.thought = None;
-                let text = if shown {
-                    "the answer above was cut off and is dropped; asking the model again"
-                } else {
-                    "the answer was cut off and is dropped; asking the model again"
-                };
-                self.notice(NoticeLevel::Warn, text);
-            }
-            UiInput::Notice { level, text } => self.notice(level, &text),
-            UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
-            UiInput::Approval(prompt) => self.queue_approval(prompt),
-            UiInput::QueuedReturned(prompts) => {
-                let mut parts: Vec<String> = prompts;
-                self.queued.retain(|q| !parts.contains(q));
-                let draft = self.composer.text();
-                if !draft.trim().is_empty() {
-                    parts.push(draft);
-                }
-                self.composer.set_text(&parts.join("\n"));
-            }
-        }
-    }
-
-    fn on_session(&mut self, header: SessionHeader, recent: Vec<AgentEvent>) {
+    pub(crate) fn on_session(&mut self, header: SessionHeader, recent: Vec<AgentEvent>) {
         self.flush_live(false);
         self.set_idle();
+        self.job = None;
         self.queued.clear();
+        self.queued_ids.clear();
         self.transcript.clear();
         self.status.session_id = header.id.clone();
+        self.tokens = TokenTotals::default();
         let lines = session_header::lines(&header, self.now_ms, self.width);
         self.commit_cell(lines);
         self.transcript.push(TranscriptItem::Header(header));
@@ -297,7 +307,7 @@ impl App {
 
     /// Handles one agent event; `replay` marks history printed on resume
     /// (no timing, no state change).
-    fn on_event(&mut self, event: AgentEvent, replay: bool) {
+    pub(crate) fn on_event(&mut self, event: AgentEvent, replay: bool) {
         if !event.is_transient() {
             self.transcript.push(TranscriptItem::Event(event.clone()));
         }
@@ -306,9 +316,6 @@ impl App {
                 self.flush_live(replay);
                 match source {
                     InputSource::User => {
-                        if let Some(i) = self.queued.iter().position(|q| *q == text) {
-                            self.queued.remove(i);
-                        }
                         let lines = user_cell::lines(&text, self.width);
                         self.commit_cell(lines);
                     }
@@ -316,11 +323,6 @@ impl App {
                         let first = text.lines().next().unwrap_or("").to_string();
                         self.notice(NoticeLevel::Info, &format!("system: {first}"));
                     }
-                }
-                if !replay {
-                    self.running = true;
-                    self.activity = Activity::Thinking;
-                    self.turn_started.get_or_insert(self.now);
                 }
             }
             AgentEvent::ThoughtDelta { text, .. } => {
@@ -435,9 +437,8 @@ impl App {
                 };
                 match cause {
                     StopCause::Done => {}
-                    StopCause::User => {
-                        self.notice(NoticeLevel::Warn, &format!("interrupted{detail}"))
-                    }
+                    // Who interrupted is known; the reason adds nothing.
+                    StopCause::User => self.notice(NoticeLevel::Warn, "interrupted"),
                     StopCause::Llm => {
                         self.notice(NoticeLevel::Error, &format!("model call failed{detail}"))
                     }
@@ -446,11 +447,21 @@ impl App {
                     }
                 }
                 if !replay {
-                    self.set_idle();
+                    // The turn is over on screen; the job ends right after.
+                    self.activity = Activity::Idle;
                 }
             }
-            AgentEvent::AgentTrace { .. } => {}
+            AgentEvent::AgentTrace { usage, .. } => {
+                if !replay {
+                    self.tokens
+                        .add(usage.input, usage.output, usage.cached.unwrap_or(0));
+                    if usage.total > 0 {
+                        self.status.window_tokens = usage.total;
+                    }
+                }
+            }
             AgentEvent::AgentSummary { covers_through, .. } => {
+                self.compact_reported = true;
                 let text = format!(
                     "context compacted (summary through turn {} step {})",
                     covers_through.turn, covers_through.step
@@ -461,14 +472,9 @@ impl App {
         }
     }
 
-    fn set_idle(&mut self) {
-        self.running = false;
+    pub(crate) fn set_idle(&mut self) {
         self.activity = Activity::Idle;
         self.turn_started = None;
-    }
-
-    fn live_is_empty(&self) -> bool {
-        self.thought.is_none() && self.output.is_none() && self.tools.is_empty()
     }
 
     fn collapse_thought(&mut self, meta: Meta) {
@@ -522,7 +528,7 @@ impl App {
 
     /// Commits everything still live; unfinished tool calls are shown as
     /// cancelled.
-    fn flush_live(&mut self, replay: bool) {
+    pub(crate) fn flush_live(&mut self, replay: bool) {
         if let Some(thought) = self.thought.take() {
             let took = (!replay).then(|| self.now.saturating_duration_since(thought.started));
             let lines =
@@ -550,7 +556,7 @@ impl App {
         self.commit_cell(lines);
     }
 
-    fn commit_cell(&mut self, lines: Vec<Line<'static>>) {
+    pub(crate) fn commit_cell(&mut self, lines: Vec<Line<'static>>) {
         if lines.is_empty() {
             return;
         }

@@ -8,38 +8,42 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::protocol::AgentEvent;
+use crate::protocol::{AgentEvent, JobId, JobUpdate};
+
+pub use super::reports::{
+    ModelChoice, Report, ReportKind, SessionsReport, SkillRow, SkillsReport, StatusReport,
+    TokenTotals, ToolRow, TurnTokens,
+};
 
 /// What the UI asks of the runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
-    /// Send a prompt; while a turn runs, the runtime queues it.
+    /// Send a prompt; while a job runs, the runtime queues it. Answered by
+    /// job updates, or by [`UiInput::PromptRejected`] when it cannot run.
     Prompt(String),
-    /// Stop the running turn at once.
+    /// Cancel whatever job runs (a turn, a compaction, a session load).
     Interrupt,
+    /// Take a queued prompt back (answered by a `Withdrawn` job update).
+    Withdraw(JobId),
     /// Summarise the context window now.
     Compact,
     /// Start a fresh session in this cwd.
     NewSession,
-    /// Switch to the session with this id.
+    /// Switch to the session with this id (or unique short-id prefix).
     Resume(String),
-    /// List sessions (this cwd, or every cwd); answered by [`UiInput::Sessions`].
-    ListSessions {
-        /// List sessions of every cwd, not only this one.
-        all_cwds: bool,
-    },
+    /// Offer this cwd's sessions in the picker (answered by [`UiInput::Sessions`]).
+    PickSession,
+    /// Offer the models to switch to (answered by [`UiInput::Models`]).
+    ListModels,
     /// Use this model from now on.
-    SetModel(String),
+    SetModel(ModelChoice),
     /// Rename the current session.
     SetTitle(String),
-    /// Write the session as a markdown transcript (to this file, or a default path).
+    /// Write the session as a markdown transcript (to this file, or a
+    /// default file in the state directory).
     Export(Option<PathBuf>),
-    /// Report the session status (answered with a [`UiInput::Notice`]).
-    Status,
-    /// List the tools (answered with a [`UiInput::Notice`]).
-    Tools,
-    /// List the skills (answered with a [`UiInput::Notice`]).
-    Skills,
+    /// Ask for a typed report (answered by [`UiInput::Report`]).
+    Report(ReportKind),
     /// The user's answer to [`UiInput::Approval`] number `id`.
     Approval {
         /// The prompt's id.
@@ -88,6 +92,9 @@ pub enum ApprovalAnswer {
 pub enum UiInput {
     /// Every [`AgentEvent`], deltas included, in log order.
     Event(AgentEvent),
+    /// A job's life (queued, started, ended, withdrawn), in order with the
+    /// events: the only source of "running", "idle" and "queued".
+    Job(JobUpdate),
     /// A session was opened (start, resume, new): print its header and the
     /// recent turns into scrollback.
     Session {
@@ -96,8 +103,14 @@ pub enum UiInput {
         /// Its most recent events (full events, no deltas), oldest first.
         recent: Vec<AgentEvent>,
     },
-    /// Fresh figures for the status line.
+    /// The model, session and token figures the status line shows; sent
+    /// when they change for another reason than a job (a session opened, a
+    /// model switched).
     Status(RuntimeStatus),
+    /// The tokens the open session used before now (its stored
+    /// `agent_trace` events); sent once after [`UiInput::Session`], before
+    /// any new trace. The UI adds each later trace itself.
+    SessionTokens(TokenTotals),
     /// A model call failed and will be retried after `delay`.
     Retrying {
         /// Retry number, from 1.
@@ -110,21 +123,30 @@ pub enum UiInput {
     /// The stream broke after part of the answer was shown: the live part
     /// of this step's answer and thought is dropped (a retry follows).
     PartialDropped,
-    /// A line for the user: errors, "compacted", command output.
+    /// A line for the user: errors, "exported to …".
     Notice {
         /// How it is shown.
         level: NoticeLevel,
         /// The text (may span lines).
         text: String,
     },
-    /// Answer to [`Op::ListSessions`]: opens the resume picker.
+    /// A prompt could not even be queued (no model, bad configuration, no
+    /// session); it goes back into the composer and the reason is shown.
+    PromptRejected {
+        /// The prompt as sent.
+        text: String,
+        /// Why, in words.
+        reason: String,
+    },
+    /// Answer to [`Op::PickSession`]: opens the session picker.
     Sessions(Vec<SessionRow>),
-    /// Prompts that were queued when the turn was interrupted; they go back
-    /// into the composer for editing.
-    QueuedReturned(Vec<String>),
     /// A tool call waits for the user's approval: the overlay opens (or the
     /// prompt queues behind the open one).
     Approval(ApprovalPrompt),
+    /// Answer to [`Op::ListModels`]: opens the model picker.
+    Models(Vec<ModelChoice>),
+    /// Answer to [`Op::Report`].
+    Report(Report),
 }
 
 /// How a notice is shown.
@@ -153,7 +175,8 @@ pub struct SessionHeader {
     pub note: Option<String>,
 }
 
-/// Figures for the status line.
+/// Figures for the status line (what runs and what waits comes from job
+/// updates instead).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RuntimeStatus {
     /// Model name.
@@ -164,12 +187,8 @@ pub struct RuntimeStatus {
     pub context_window: u64,
     /// Tokens currently in the context window.
     pub window_tokens: u64,
-    /// Prompts waiting behind the running turn.
-    pub queued: usize,
     /// Current session id.
     pub session_id: String,
-    /// Whether a turn is running.
-    pub is_running: bool,
     /// The permission mode (`read-only`, `ask`, `auto`, `full`); empty when
     /// unknown.
     pub permission_mode: String,

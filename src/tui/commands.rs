@@ -1,11 +1,184 @@
-//! What each slash command does: most become an [`Op`]; `/help` and
-//! argument errors are answered locally.
+//! Slash commands: one [`SlashCommand`] enum gives each command's name,
+//! aliases, arguments, help line and handler, so the popup, `/help` and
+//! dispatch can never disagree. Most commands become an [`Op`]; `/help`,
+//! `/quit` and argument errors are answered locally.
 
 use std::path::PathBuf;
 
 use super::app::App;
-use super::bridge::{NoticeLevel, Op};
-use super::view::slash_popup::help_text;
+use super::bridge::{ModelChoice, NoticeLevel, Op, ReportKind};
+
+/// Every slash command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlashCommand {
+    /// `/help`: commands and keys.
+    Help,
+    /// `/new` (alias `/clear`): a fresh session.
+    New,
+    /// `/resume [ID]`: the picker of this directory's sessions, or that session.
+    Resume,
+    /// `/sessions`: sessions of every directory.
+    Sessions,
+    /// `/compact`: summarise now.
+    Compact,
+    /// `/model [NAME]`: the model picker, or that model.
+    Model,
+    /// `/status`: session, model, tokens.
+    Status,
+    /// `/tools`: the registered tools.
+    Tools,
+    /// `/skills`: the discovered skills.
+    Skills,
+    /// `/undo`: restore the files the latest turn changed.
+    Undo,
+    /// `/diff`: this session's file changes as one diff.
+    Diff,
+    /// `/permissions`: the permission mode and the rules in force.
+    Permissions,
+    /// `/title TEXT`: rename the session.
+    Title,
+    /// `/export [FILE]`: markdown transcript.
+    Export,
+    /// `/quit` (alias `/exit`).
+    Quit,
+}
+
+impl SlashCommand {
+    /// Every command, in the order the popup and `/help` list them.
+    pub const ALL: [SlashCommand; 15] = [
+        Self::Help,
+        Self::New,
+        Self::Resume,
+        Self::Sessions,
+        Self::Compact,
+        Self::Model,
+        Self::Status,
+        Self::Tools,
+        Self::Skills,
+        Self::Undo,
+        Self::Diff,
+        Self::Permissions,
+        Self::Title,
+        Self::Export,
+        Self::Quit,
+    ];
+
+    /// The name, without the slash.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Help => "help",
+            Self::New => "new",
+            Self::Resume => "resume",
+            Self::Sessions => "sessions",
+            Self::Compact => "compact",
+            Self::Model => "model",
+            Self::Status => "status",
+            Self::Tools => "tools",
+            Self::Skills => "skills",
+            Self::Undo => "undo",
+            Self::Diff => "diff",
+            Self::Permissions => "permissions",
+            Self::Title => "title",
+            Self::Export => "export",
+            Self::Quit => "quit",
+        }
+    }
+
+    /// Other names that run the same command.
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Self::New => &["clear"],
+            Self::Quit => &["exit"],
+            _ => &[],
+        }
+    }
+
+    /// The argument hint (empty when it takes none; `[…]` when optional).
+    pub fn args(self) -> &'static str {
+        match self {
+            Self::Resume => "[ID]",
+            Self::Model => "[NAME]",
+            Self::Title => "TEXT",
+            Self::Export => "[FILE]",
+            _ => "",
+        }
+    }
+
+    /// Whether an argument must follow (Enter on the bare name asks for it).
+    pub fn needs_args(self) -> bool {
+        matches!(self, Self::Title)
+    }
+
+    /// What it does, in one line.
+    pub fn help(self) -> &'static str {
+        match self {
+            Self::Help => "list commands and keys",
+            Self::New => "start a new session (also /clear)",
+            Self::Resume => "pick a session of this directory, or resume ID",
+            Self::Sessions => "sessions of every directory, and how to continue them",
+            Self::Compact => "summarise the context now",
+            Self::Model => "pick a model, or switch to NAME",
+            Self::Status => "session, model, tokens per turn",
+            Self::Tools => "list tools",
+            Self::Skills => "list skills",
+            Self::Undo => "restore the files the latest turn changed",
+            Self::Diff => "show this session's file changes",
+            Self::Permissions => "permission mode and rules in force",
+            Self::Title => "rename this session",
+            Self::Export => "write the transcript as markdown",
+            Self::Quit => "leave (also /exit)",
+        }
+    }
+
+    /// The command called `name` (or one of its aliases).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name() == name || c.aliases().contains(&name))
+    }
+
+    /// Whether the command's name or an alias starts with `prefix`.
+    pub fn starts_with(self, prefix: &str) -> bool {
+        self.name().starts_with(prefix) || self.aliases().iter().any(|a| a.starts_with(prefix))
+    }
+
+    /// Runs the command with its argument (trimmed; empty when none).
+    pub fn run(self, app: &mut App, arg: &str) {
+        let op = match self {
+            Self::Help => {
+                app.notice(NoticeLevel::Info, &help_text());
+                return;
+            }
+            Self::New => Op::NewSession,
+            Self::Resume if arg.is_empty() => Op::PickSession,
+            Self::Resume => Op::Resume(arg.to_string()),
+            Self::Sessions => Op::Report(ReportKind::Sessions),
+            Self::Compact => Op::Compact,
+            Self::Model if arg.is_empty() => Op::ListModels,
+            Self::Model => Op::SetModel(ModelChoice {
+                provider: String::new(),
+                model: arg.to_string(),
+            }),
+            Self::Status => Op::Report(ReportKind::Status),
+            Self::Tools => Op::Report(ReportKind::Tools),
+            Self::Skills => Op::Report(ReportKind::Skills),
+            Self::Undo => Op::Undo,
+            Self::Diff => Op::Diff,
+            Self::Permissions => Op::Permissions,
+            Self::Title if arg.is_empty() => {
+                app.notice(NoticeLevel::Warn, "usage: /title TEXT");
+                return;
+            }
+            Self::Title => Op::SetTitle(arg.to_string()),
+            Self::Export => Op::Export((!arg.is_empty()).then(|| PathBuf::from(arg))),
+            Self::Quit => {
+                app.request_quit();
+                return;
+            }
+        };
+        app.push_op(op);
+    }
+}
 
 /// Runs `command` (the text after the slash).
 pub fn run(app: &mut App, command: &str) {
@@ -13,43 +186,55 @@ pub fn run(app: &mut App, command: &str) {
         Some((name, arg)) => (name, arg.trim()),
         None => (command.trim(), ""),
     };
-    let op = match name {
-        "help" => {
-            app.notice(NoticeLevel::Info, &help_text());
-            return;
+    match SlashCommand::parse(name) {
+        Some(cmd) => cmd.run(app, arg),
+        None => app.notice(
+            NoticeLevel::Warn,
+            &format!("unknown command /{name} — /help lists them"),
+        ),
+    }
+}
+
+/// The text `/help` prints: every command, then the keys.
+pub fn help_text() -> String {
+    let mut out = String::from("commands:\n");
+    for c in SlashCommand::ALL {
+        let name = format!("/{} {}", c.name(), c.args());
+        out.push_str(&format!("  {:<17} {}\n", name.trim_end(), c.help()));
+    }
+    out.push_str(
+        "keys:\n  Enter send · Ctrl+J or Alt+Enter newline · Up/Down history \
+         (Up on an empty composer edits the last queued prompt)\n  \
+         Esc interrupt / close a popup · Ctrl+C interrupt, clear, quit on a second press · \
+         Ctrl+D quit · Ctrl+T transcript\n  \
+         editing: Ctrl+A/E line start/end · Ctrl+B/F, Alt+B/F, Ctrl/Alt+Left/Right move · \
+         Ctrl+K/U kill to end/start · Ctrl+W, Alt+Backspace, Alt+D kill word · Ctrl+Y yank · \
+         Ctrl+O open a paste chip",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_parse_to_one_command_each() {
+        for c in SlashCommand::ALL {
+            assert_eq!(SlashCommand::parse(c.name()), Some(c));
+            for alias in c.aliases() {
+                assert_eq!(SlashCommand::parse(alias), Some(c));
+            }
         }
-        "new" => Op::NewSession,
-        "resume" => Op::ListSessions { all_cwds: false },
-        "sessions" => Op::ListSessions { all_cwds: true },
-        "compact" => Op::Compact,
-        "status" => Op::Status,
-        "tools" => Op::Tools,
-        "skills" => Op::Skills,
-        "undo" => Op::Undo,
-        "diff" => Op::Diff,
-        "permissions" => Op::Permissions,
-        "model" if arg.is_empty() => {
-            app.notice(NoticeLevel::Warn, "usage: /model NAME");
-            return;
+        assert_eq!(SlashCommand::parse("clear"), Some(SlashCommand::New));
+        assert_eq!(SlashCommand::parse("nope"), None);
+    }
+
+    #[test]
+    fn help_lists_every_command() {
+        let help = help_text();
+        for c in SlashCommand::ALL {
+            assert!(help.contains(&format!("/{}", c.name())), "{c:?}");
         }
-        "model" => Op::SetModel(arg.to_string()),
-        "title" if arg.is_empty() => {
-            app.notice(NoticeLevel::Warn, "usage: /title TEXT");
-            return;
-        }
-        "title" => Op::SetTitle(arg.to_string()),
-        "export" => Op::Export((!arg.is_empty()).then(|| PathBuf::from(arg))),
-        "quit" | "exit" => {
-            app.request_quit();
-            return;
-        }
-        other => {
-            app.notice(
-                NoticeLevel::Warn,
-                &format!("unknown command /{other} — /help lists them"),
-            );
-            return;
-        }
-    };
-    app.push_op(op);
+    }
 }

@@ -9,8 +9,6 @@ use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyM
 use super::app::{App, Popup};
 use super::bridge::Op;
 use super::transcript::TranscriptView;
-use super::view::slash_popup;
-use super::view::status_line::Activity;
 
 /// Time within which a second Ctrl+C quits.
 const DOUBLE_PRESS: Duration = Duration::from_secs(1);
@@ -86,7 +84,14 @@ impl App {
                     .chars()
                     .filter(|c| !c.is_control())
                     .for_each(|c| picker.type_char(c)),
-                Popup::None => self.composer.paste(&text),
+                Popup::Models(picker) => text
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .for_each(|c| picker.type_char(c)),
+                Popup::None => {
+                    self.composer.paste(&text);
+                    self.slash_open = false;
+                }
             },
             TermEvent::Resize(width, height) => {
                 self.width = width.max(10);
@@ -97,35 +102,18 @@ impl App {
     }
 
     pub(crate) fn on_action(&mut self, act: Action) {
-        if let Popup::Picker(picker) = &mut self.popup {
-            match act {
-                Action::Escape => self.popup = Popup::None,
-                Action::Up => picker.step(-1),
-                Action::Down => picker.step(1),
-                Action::Submit => {
-                    if let Some(row) = picker.chosen() {
-                        self.ops.push(Op::Resume(row.id.clone()));
-                    }
-                    self.popup = Popup::None;
-                }
-                Action::Edit(key) => match key.code {
-                    crossterm::event::KeyCode::Char(c) => picker.type_char(c),
-                    crossterm::event::KeyCode::Backspace => picker.backspace(),
-                    _ => {}
-                },
-                Action::CtrlC => self.popup = Popup::None,
-                _ => {}
-            }
+        if !matches!(self.popup, Popup::None) {
+            self.on_picker_action(act);
             return;
         }
-        let slash = slash_popup::matches(&self.composer.text());
+        let slash = self.slash_matches();
         match act {
             Action::Submit => self.submit(),
             Action::Newline => self.composer.newline(),
+            // A popup closes alone; the text stays.
+            Action::Escape if !slash.is_empty() => self.slash_open = false,
             Action::Escape => {
-                if !slash.is_empty() {
-                    self.composer.clear();
-                } else if self.running {
+                if self.is_busy() {
                     self.ops.push(Op::Interrupt);
                 }
             }
@@ -133,6 +121,9 @@ impl App {
             Action::CtrlD => {
                 if self.composer.is_empty() {
                     self.quit = true;
+                } else {
+                    self.composer
+                        .key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL));
                 }
             }
             Action::Transcript => {
@@ -145,35 +136,77 @@ impl App {
                 self.slash_selected = (self.slash_selected + 1).min(slash.len() - 1);
             }
             Action::Up => {
-                if !(self.composer.cursor_on_first_line() && self.composer.history_prev()) {
-                    self.composer.key(crossterm::event::KeyEvent::from(
-                        crossterm::event::KeyCode::Up,
-                    ));
+                if self.composer.is_empty()
+                    && let Some(&id) = self.queued_ids.last()
+                {
+                    // The queued prompt comes back through a Withdrawn update.
+                    self.ops.push(Op::Withdraw(id));
+                } else if !(self.composer.cursor_on_first_line() && self.composer.history_prev()) {
+                    self.composer.key(KeyEvent::from(KeyCode::Up));
                 }
+                self.slash_open = false;
             }
             Action::Down => {
                 if !(self.composer.cursor_on_last_line() && self.composer.history_next()) {
-                    self.composer.key(crossterm::event::KeyEvent::from(
-                        crossterm::event::KeyCode::Down,
-                    ));
+                    self.composer.key(KeyEvent::from(KeyCode::Down));
                 }
+                self.slash_open = false;
             }
             Action::Complete => {
                 if let Some(cmd) = slash.get(self.slash_selected.min(slash.len().saturating_sub(1)))
                 {
-                    let text = if cmd.args.is_empty() {
-                        format!("/{}", cmd.name)
+                    let text = if cmd.args().is_empty() {
+                        format!("/{}", cmd.name())
                     } else {
-                        format!("/{} ", cmd.name)
+                        format!("/{} ", cmd.name())
                     };
                     self.composer.set_text(&text);
+                    self.slash_open = cmd.args().is_empty();
                 }
             }
             Action::Edit(key) => {
                 self.composer.key(key);
                 self.slash_selected = 0;
+                let text = self.composer.text();
+                // The popup opens when `/` is typed into an empty composer,
+                // never because a recalled entry starts with one.
+                self.slash_open = text.starts_with('/')
+                    && (self.slash_open || (text == "/" && key.code == KeyCode::Char('/')));
             }
             Action::Ignore => {}
+        }
+    }
+
+    fn on_picker_action(&mut self, act: Action) {
+        match act {
+            Action::Escape | Action::CtrlC => self.popup = Popup::None,
+            Action::Up => self.picker_step(-1),
+            Action::Down => self.picker_step(1),
+            Action::Submit => {
+                let op = match &self.popup {
+                    Popup::Picker(picker) => picker.chosen().map(|row| Op::Resume(row.id.clone())),
+                    Popup::Models(picker) => picker.chosen().cloned().map(Op::SetModel),
+                    Popup::None => None,
+                };
+                self.ops.extend(op);
+                self.popup = Popup::None;
+            }
+            Action::Edit(key) => match (&mut self.popup, key.code) {
+                (Popup::Picker(p), KeyCode::Char(c)) => p.type_char(c),
+                (Popup::Picker(p), KeyCode::Backspace) => p.backspace(),
+                (Popup::Models(p), KeyCode::Char(c)) => p.type_char(c),
+                (Popup::Models(p), KeyCode::Backspace) => p.backspace(),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn picker_step(&mut self, delta: isize) {
+        match &mut self.popup {
+            Popup::Picker(p) => p.step(delta),
+            Popup::Models(p) => p.step(delta),
+            Popup::None => {}
         }
     }
 
@@ -187,10 +220,11 @@ impl App {
             return;
         }
         self.last_ctrl_c = Some(now);
-        if self.running {
+        if self.is_busy() {
             self.ops.push(Op::Interrupt);
         } else if !self.composer.is_empty() {
             self.composer.clear();
+            self.slash_open = false;
         } else {
             self.hint = Some(("press Ctrl+C again to quit".to_string(), now));
         }
@@ -201,14 +235,16 @@ impl App {
         if text.trim().is_empty() {
             return;
         }
-        let slash = slash_popup::matches(&text);
+        let slash = self.slash_matches();
         if let Some(cmd) = slash.get(self.slash_selected.min(slash.len().saturating_sub(1))) {
-            if text != format!("/{}", cmd.name) && !cmd.args.is_empty() {
-                self.composer.set_text(&format!("/{} ", cmd.name));
+            if cmd.needs_args() {
+                self.composer.set_text(&format!("/{} ", cmd.name()));
+                self.slash_open = false;
                 return;
             }
-            self.composer.set_text(&format!("/{}", cmd.name));
+            self.composer.set_text(&format!("/{}", cmd.name()));
         }
+        self.slash_open = false;
         let text = self.composer.submit();
         self.slash_selected = 0;
         if let Some(command) = text.strip_prefix('/') {
@@ -218,14 +254,9 @@ impl App {
         }
     }
 
+    /// Sends a prompt; it shows as queued or running once the runtime says so.
     pub(crate) fn send_prompt(&mut self, text: String) {
-        if self.running {
-            self.queued.push(text.clone());
-        } else {
-            self.running = true;
-            self.activity = Activity::Thinking;
-            self.turn_started = Some(self.now);
-        }
+        self.awaiting += 1;
         self.ops.push(Op::Prompt(text));
     }
 }

@@ -3,8 +3,11 @@
 //! Map of the module:
 //! - [`bridge`]: the contract with the runtime — [`Op`] out, [`UiInput`]
 //!   in, [`TuiOptions`], [`TuiError`].
-//! - [`app`]: the view-model [`App`]; `update(msg)` is its only mutator.
-//! - [`keymap`]: key presses to actions; [`commands`]: slash commands.
+//! - [`app`]: the view-model [`App`]; `update(msg)` is its only mutator;
+//!   `follow` applies runtime input (job updates drive running / idle /
+//!   queued).
+//! - [`keymap`]: key presses to actions; [`commands`]: the slash commands
+//!   ([`commands::SlashCommand`]); [`reports`]: typed command answers.
 //! - [`stream`], [`markdown`], [`highlight`], [`wrap`]: turning text into
 //!   styled, wrapped lines (streamed answers commit in complete lines).
 //! - [`view`]: one file per widget; [`view::live::render`] draws the live
@@ -22,9 +25,11 @@ pub mod app;
 mod approvals;
 pub mod bridge;
 pub mod commands;
+mod follow;
 pub mod highlight;
 pub mod keymap;
 pub mod markdown;
+pub mod reports;
 pub mod runner;
 pub mod stream;
 pub mod terminal;
@@ -41,8 +46,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, AppMsg};
 pub use bridge::{
-    ApprovalAnswer, ApprovalPrompt, NoticeLevel, Op, RuntimeStatus, SessionHeader, SessionRow,
-    TuiError, TuiExit, TuiOptions, UiInput,
+    ApprovalAnswer, ApprovalPrompt, ModelChoice, NoticeLevel, Op, Report, ReportKind,
+    RuntimeStatus, SessionHeader, SessionRow, SessionsReport, SkillRow, SkillsReport, StatusReport,
+    TokenTotals, ToolRow, TuiError, TuiExit, TuiOptions, TurnTokens, UiInput,
 };
 
 use crate::protocol::now_millis;

@@ -340,3 +340,53 @@ async fn skills_are_indexed_loaded_and_their_files_readable() {
     let read = tool_content(&requests[2].body, "c_read");
     assert!(read.contains("echo checking"), "{read}");
 }
+
+#[tokio::test]
+async fn esc_cancels_a_running_compaction_and_nothing_is_folded() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repo_with_big_file(dir.path());
+    let mock = MockModel::start([
+        read_call("c1", "big.txt", "read big", 10),
+        read_call("c2", "src/lib.rs", "read lib", 10),
+        read_call("c3", "src/main.rs", "read main", 10),
+        OpenAiStream::new().text("done").usage(100, 5).into_reply(),
+        note("<historyNote>never</historyNote>").hang_after(0),
+    ])
+    .await;
+    let context = ContextConfig {
+        context_window: 1_000_000,
+        ..ContextConfig::default()
+    };
+    let (agent, session) = agent_in(&repo, &dir.path().join("db.sqlite3"), &mock, context).await;
+    agent.prompt("read").await.unwrap();
+    let mut all = agent.subscribe_all();
+    let id = agent.submit_compact().unwrap();
+    assert!(mock.wait_for_requests(5, Duration::from_secs(5)).await);
+    agent.interrupt("interrupted by user");
+    crate::support::bounded::ends("the agent goes idle", agent.idle()).await;
+    let mut ended = None;
+    while let Ok(message) = all.try_recv() {
+        if let light_agent::agent::AgentMessage::Job(light_agent::protocol::JobUpdate::Ended {
+            id: done,
+            cause,
+            message,
+            ..
+        }) = message
+        {
+            assert_eq!(done, id);
+            ended = Some((cause, message));
+        }
+    }
+    assert_eq!(
+        ended,
+        Some((StopCause::User, "compaction interrupted".to_string()))
+    );
+    assert!(mock.wait_for_disconnect(Duration::from_secs(5)).await);
+    let stored = session.load_all().await.unwrap();
+    assert!(
+        !stored
+            .iter()
+            .any(|e| matches!(e, AgentEvent::AgentSummary { .. })),
+        "nothing folded"
+    );
+}

@@ -35,10 +35,20 @@ async fn sessions_and_show_read_what_the_store_holds() {
     std::fs::create_dir_all(&other).unwrap();
     let id = {
         let manager = SessionManager::open(&home.join("sessions.sqlite3")).unwrap();
-        manager
+        let elsewhere = manager
             .create(&other, Some("elsewhere".into()))
             .await
             .unwrap();
+        elsewhere
+            .append(&AgentEvent::Input {
+                text: "hello there".into(),
+                source: InputSource::User,
+                meta: Meta::new(1, 1),
+            })
+            .await
+            .unwrap();
+        // Never prompted in: hidden from every listing.
+        manager.create(&repo, Some("empty".into())).await.unwrap();
         let session = manager
             .create(&repo, Some("find main".into()))
             .await
@@ -73,6 +83,7 @@ async fn sessions_and_show_read_what_the_store_holds() {
         "{listed}"
     );
     assert!(!listed.contains("elsewhere"));
+    assert!(!listed.contains("empty"), "{listed}");
 
     let all = light_agent(&home, &repo, &["sessions", "--all", "--json"]);
     let rows: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
@@ -92,6 +103,10 @@ async fn sessions_and_show_read_what_the_store_holds() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(events.len(), 3);
+
+    let short = &id[id.len() - 8..];
+    let by_prefix = stdout(&light_agent(&home, &repo, &["show", &short[..4]]));
+    assert_eq!(by_prefix, markdown, "a short-id prefix names the session");
 
     let missing = light_agent(&home, &repo, &["show", "sess_nope"]);
     assert_eq!(missing.status.code(), Some(1));
@@ -192,7 +207,11 @@ async fn resuming_another_directorys_session_says_where_it_belongs() {
             "hi",
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a bad --resume is a usage error"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     let other = std::fs::canonicalize(&other).unwrap();
     assert!(

@@ -81,7 +81,13 @@ async fn create_open_latest_per_cwd_and_list() {
         Some("first")
     );
 
-    // The newest creation is the latest, per cwd.
+    // A session without events is never offered.
+    assert!(manager.open_latest(&f.project_a).await.unwrap().is_none());
+    assert!(manager.list(None, 10).await.unwrap().is_empty());
+
+    // The newest write is the latest, per cwd.
+    a2.append(&input(1, "two")).await.unwrap();
+    b1.append(&input(1, "b")).await.unwrap();
     let latest_a = manager.open_latest(&f.project_a).await.unwrap().unwrap();
     assert_eq!(latest_a.id(), a2.id());
     let latest_b = manager.open_latest(&f.project_b).await.unwrap().unwrap();
@@ -289,11 +295,15 @@ async fn stale_running_owner_reads_idle() {
         .any(|line| line == "running");
     assert!(said_running, "child never marked the session running");
 
-    // Owner alive: running.
+    // Owner alive: running, and nobody else can claim it.
     assert_eq!(
         manager.info(session.id()).await.unwrap().status,
         SessionStatus::Running
     );
+    assert!(matches!(
+        manager.claim(session.id()).await,
+        Err(SessionError::Busy(_))
+    ));
 
     child.kill().unwrap();
     child.wait().unwrap();
@@ -303,6 +313,13 @@ async fn stale_running_owner_reads_idle() {
         manager.info(session.id()).await.unwrap().status,
         SessionStatus::Idle
     );
+    session.append(&input(1, "hello")).await.unwrap();
     let listed = manager.list(Some(&f.project_a), 10).await.unwrap();
     assert_eq!(listed[0].status, SessionStatus::Idle);
+    // A dead owner's claim is taken over.
+    manager.claim(session.id()).await.unwrap();
+    assert_eq!(
+        manager.info(session.id()).await.unwrap().status,
+        SessionStatus::Running
+    );
 }

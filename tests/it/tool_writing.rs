@@ -424,11 +424,8 @@ async fn a_symlink_swapped_in_during_200_writes_never_leads_out() {
     let flips = swapper.join().unwrap();
     assert!(flips > 0);
     fx.assert_outside_untouched();
-    // Writes that were not refused landed inside (in the real folder).
-    let inside = tree(&fx.cwd);
-    let written = inside.keys().filter(|k| k.contains("/f")).count();
-    assert!(
-        written + refused >= 200,
-        "{written} written, {refused} refused"
-    );
+    // Writes that were not refused landed inside. (Not counted: a write
+    // that found `sub` missing created it as a real folder, which the
+    // swapper then removes with what was written in it.)
+    assert!(refused < 200, "every write was refused");
 }

@@ -6,9 +6,16 @@ use crate::tui_support;
 use std::time::Instant;
 
 use crossterm::event::{Event, KeyCode, KeyModifiers};
-use light_agent::protocol::{AgentEvent, StopCause};
+use light_agent::protocol::{AgentEvent, JobId, JobUpdate, StopCause, WithdrawnPrompt};
 use light_agent::tui::view::status_line::Activity;
-use light_agent::tui::{AppMsg, Op, SessionRow, TuiOptions, UiInput};
+use light_agent::tui::{AppMsg, ModelChoice, Op, ReportKind, SessionRow, TuiOptions, UiInput};
+
+fn model(name: &str) -> ModelChoice {
+    ModelChoice {
+        provider: String::new(),
+        model: name.into(),
+    }
+}
 use tui_support::*;
 
 #[test]
@@ -18,9 +25,14 @@ fn typing_and_enter_sends_a_prompt_and_the_turn_streams_into_scrollback() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.take_ops(), [Op::Prompt("hello".into())]);
     assert_eq!(app.composer_text(), "");
-    assert_eq!(app.activity(), Activity::Thinking);
+    assert_eq!(
+        app.activity(),
+        Activity::Idle,
+        "running only once the runtime says so"
+    );
 
-    ev(&mut app, user_input("hello"));
+    turn_begins(&mut app, 1, "hello");
+    assert_eq!(app.activity(), Activity::Thinking);
     assert_eq!(committed(&mut app), ["› hello"]);
     stream_thought(&mut app, "Look for main.\nThen answer.", 2);
     assert!(
@@ -65,7 +77,9 @@ fn typing_and_enter_sends_a_prompt_and_the_turn_streams_into_scrollback() {
         "the full thought is not printed twice"
     );
     ev(&mut app, stop(StopCause::Done));
+    job_ended(&mut app, 1, StopCause::Done);
     assert_eq!(app.activity(), Activity::Idle);
+    assert!(!app.is_busy());
     assert!(committed(&mut app).is_empty());
 }
 
@@ -121,7 +135,7 @@ fn esc_while_running_interrupts_and_the_stop_makes_the_ui_idle() {
     let (mut app, _) = app(60, 20);
     type_text(&mut app, "go");
     key(&mut app, KeyCode::Enter);
-    ev(&mut app, user_input("go"));
+    turn_begins(&mut app, 1, "go");
     stream_output(&mut app, "partial answ", 2);
     app.take_ops();
     key(&mut app, KeyCode::Esc);
@@ -131,10 +145,11 @@ fn esc_while_running_interrupts_and_the_stop_makes_the_ui_idle() {
         &mut app,
         AgentEvent::AgentStop {
             cause: StopCause::User,
-            message: String::new(),
+            message: "interrupted by user".into(),
             meta: meta(),
         },
     );
+    job_ended(&mut app, 1, StopCause::User);
     assert_eq!(app.activity(), Activity::Idle);
     assert_eq!(
         committed(&mut app),
@@ -145,37 +160,118 @@ fn esc_while_running_interrupts_and_the_stop_makes_the_ui_idle() {
 }
 
 #[test]
-fn prompts_sent_while_running_show_as_queued_until_their_input_arrives() {
+fn prompts_sent_while_running_show_as_queued_until_their_job_starts() {
     let (mut app, _) = app(60, 20);
     type_text(&mut app, "first");
     key(&mut app, KeyCode::Enter);
-    ev(&mut app, user_input("first"));
+    turn_begins(&mut app, 1, "first");
     type_text(&mut app, "second");
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         app.take_ops(),
         [Op::Prompt("first".into()), Op::Prompt("second".into())]
     );
+    assert!(app.queued().is_empty(), "queued once the runtime says so");
+    job_queued(&mut app, 2, "second");
     assert_eq!(app.queued(), ["second"]);
     assert!(screen(&mut app, 60, 20).contains("queued › second"));
     ev(&mut app, stop(StopCause::Done));
-    ev(&mut app, user_input("second"));
+    job_ended(&mut app, 1, StopCause::Done);
+    job_started(&mut app, 2);
+    assert!(app.queued().is_empty());
+    assert_eq!(app.activity(), Activity::Thinking);
+}
+
+#[test]
+fn the_same_text_queued_twice_is_told_apart_by_id() {
+    let (mut app, _) = app(60, 20);
+    turn_begins(&mut app, 1, "first");
+    job_queued(&mut app, 2, "again");
+    job_queued(&mut app, 3, "again");
+    job_ended(&mut app, 1, StopCause::Done);
+    job_started(&mut app, 3);
+    assert_eq!(app.queued(), ["again"]);
+    input(
+        &mut app,
+        UiInput::Job(JobUpdate::Withdrawn(vec![WithdrawnPrompt {
+            id: JobId(2),
+            text: "again".into(),
+        }])),
+    );
     assert!(app.queued().is_empty());
 }
 
 #[test]
-fn queued_prompts_returned_after_an_interrupt_fill_the_composer() {
+fn queued_prompts_withdrawn_after_an_interrupt_fill_the_composer() {
     let (mut app, _) = app(60, 20);
     type_text(&mut app, "first");
     key(&mut app, KeyCode::Enter);
-    ev(&mut app, user_input("first"));
+    turn_begins(&mut app, 1, "first");
     type_text(&mut app, "second");
     key(&mut app, KeyCode::Enter);
+    job_queued(&mut app, 2, "second");
     type_text(&mut app, "draft");
     ev(&mut app, stop(StopCause::User));
-    input(&mut app, UiInput::QueuedReturned(vec!["second".into()]));
+    input(
+        &mut app,
+        UiInput::Job(JobUpdate::Withdrawn(vec![WithdrawnPrompt {
+            id: JobId(2),
+            text: "second".into(),
+        }])),
+    );
     assert!(app.queued().is_empty());
     assert_eq!(app.composer_text(), "second\ndraft");
+}
+
+#[test]
+fn up_on_an_empty_composer_takes_the_last_queued_prompt_back() {
+    let (mut app, _) = app(60, 20);
+    turn_begins(&mut app, 1, "first");
+    job_queued(&mut app, 2, "second");
+    job_queued(&mut app, 3, "third");
+    app.take_ops();
+    key(&mut app, KeyCode::Up);
+    assert_eq!(app.take_ops(), [Op::Withdraw(JobId(3))]);
+    input(
+        &mut app,
+        UiInput::Job(JobUpdate::Withdrawn(vec![WithdrawnPrompt {
+            id: JobId(3),
+            text: "third".into(),
+        }])),
+    );
+    assert_eq!(app.composer_text(), "third");
+    assert_eq!(app.queued(), ["second"]);
+}
+
+#[test]
+fn a_rejected_prompt_comes_back_with_the_reason_and_the_ui_stays_idle() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "hello?");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.is_busy(), "Esc interrupts until the runtime answers");
+    input(
+        &mut app,
+        UiInput::PromptRejected {
+            text: "hello?".into(),
+            reason: "No model is configured".into(),
+        },
+    );
+    assert!(!app.is_busy());
+    assert_eq!(app.activity(), Activity::Idle);
+    assert_eq!(app.composer_text(), "hello?");
+    assert!(committed(&mut app).contains(&"✗ No model is configured".to_string()));
+    app.take_ops();
+    key(&mut app, KeyCode::Esc);
+    assert!(app.take_ops().is_empty());
+}
+
+#[test]
+fn esc_right_after_enter_interrupts_before_the_job_is_reported() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "go");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.take_ops(), [Op::Prompt("go".into()), Op::Interrupt]);
 }
 
 #[test]
@@ -183,10 +279,12 @@ fn ctrl_c_interrupts_then_clears_then_quits_on_a_second_press() {
     let (mut app, t0) = app(60, 20);
     type_text(&mut app, "go");
     key(&mut app, KeyCode::Enter);
+    turn_begins(&mut app, 1, "go");
     app.take_ops();
     key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
     assert_eq!(app.take_ops(), [Op::Interrupt]);
     ev(&mut app, stop(StopCause::User));
+    job_ended(&mut app, 1, StopCause::User);
     at(&mut app, t0, 2.0);
     type_text(&mut app, "text");
     key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
@@ -235,19 +333,22 @@ fn slash_commands_become_ops() {
     let (mut app, _) = app(60, 20);
     let cases: Vec<(&str, Op)> = vec![
         ("/new", Op::NewSession),
+        ("/clear", Op::NewSession),
         ("/compact", Op::Compact),
-        ("/model gpt-x", Op::SetModel("gpt-x".into())),
-        ("/status", Op::Status),
-        ("/tools", Op::Tools),
-        ("/skills", Op::Skills),
+        ("/model gpt-x", Op::SetModel(model("gpt-x"))),
+        ("/model", Op::ListModels),
+        ("/status", Op::Report(ReportKind::Status)),
+        ("/tools", Op::Report(ReportKind::Tools)),
+        ("/skills", Op::Report(ReportKind::Skills)),
         (
             "/title Fix the parser",
             Op::SetTitle("Fix the parser".into()),
         ),
         ("/export", Op::Export(None)),
         ("/export out.md", Op::Export(Some("out.md".into()))),
-        ("/sessions", Op::ListSessions { all_cwds: true }),
-        ("/resume", Op::ListSessions { all_cwds: false }),
+        ("/sessions", Op::Report(ReportKind::Sessions)),
+        ("/resume", Op::PickSession),
+        ("/resume nd9u", Op::Resume("nd9u".into())),
     ];
     for (text, op) in cases {
         type_text(&mut app, text);
@@ -266,7 +367,7 @@ fn slash_commands_become_ops() {
     assert_eq!(app.composer_text(), "/model ");
     type_text(&mut app, "m2");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::SetModel("m2".into())]);
+    assert_eq!(app.take_ops(), [Op::SetModel(model("m2"))]);
     type_text(&mut app, "/quit");
     key(&mut app, KeyCode::Enter);
     assert!(app.should_quit());
@@ -277,7 +378,7 @@ fn the_resume_picker_filters_and_resumes_the_chosen_session() {
     let (mut app, _) = app(60, 20);
     type_text(&mut app, "/resume");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::ListSessions { all_cwds: false }]);
+    assert_eq!(app.take_ops(), [Op::PickSession]);
     let row = |id: &str, title: &str| SessionRow {
         id: id.into(),
         title: title.into(),
@@ -413,4 +514,175 @@ fn a_hundred_thousand_line_transcript_opens_at_once() {
     assert!(text.contains("line 5000 "), "{text}");
     key(&mut app, KeyCode::Char('q'));
     assert!(!app.overlay_open());
+}
+
+#[test]
+fn up_and_down_walk_a_history_that_contains_a_slash_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = TuiOptions {
+        history_path: Some(dir.path().join("history.jsonl")),
+        ..TuiOptions::default()
+    };
+    let (mut app, _) = app_with(opts, 60, 20);
+    for text in ["first prompt", "/status", "last prompt"] {
+        type_text(&mut app, text);
+        key(&mut app, KeyCode::Enter);
+    }
+    app.take_ops();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        key(&mut app, KeyCode::Up);
+        seen.push(app.composer_text());
+    }
+    assert_eq!(seen, ["last prompt", "/status", "first prompt"]);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.composer_text(), "/status");
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.composer_text(), "last prompt");
+    assert!(
+        !screen(&mut app, 60, 20).contains("session, model, tokens"),
+        "a recalled command does not open the popup"
+    );
+}
+
+#[test]
+fn esc_closes_the_slash_popup_and_keeps_the_text() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "/sta");
+    assert!(screen(&mut app, 60, 20).contains("/status"));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.composer_text(), "/sta");
+    assert!(!screen(&mut app, 60, 20).contains("session, model, tokens"));
+    assert!(app.take_ops().is_empty());
+}
+
+#[test]
+fn ctrl_u_deletes_to_the_line_start() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "keep this");
+    key_mod(&mut app, KeyCode::Char('w'), KeyModifiers::CONTROL);
+    type_text(&mut app, "that");
+    key_mod(&mut app, KeyCode::Char('b'), KeyModifiers::ALT);
+    key_mod(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    assert_eq!(app.composer_text(), "that");
+}
+
+#[test]
+fn a_long_paste_is_a_chip_and_the_prompt_carries_all_of_it() {
+    let (mut app, _) = app(60, 20);
+    let pasted: String = (1..=200).map(|i| format!("row {i}\n")).collect();
+    type_text(&mut app, "summarise ");
+    app.update(AppMsg::Terminal(Event::Paste(pasted.clone())));
+    assert_eq!(app.composer_text(), "summarise [Pasted text #1 +200 lines]");
+    assert!(screen(&mut app, 60, 20).contains("[Pasted text #1 +200 lines]"));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.take_ops(), [Op::Prompt(format!("summarise {pasted}"))]);
+}
+
+#[test]
+fn compact_reports_once_and_esc_cancels_it() {
+    use light_agent::protocol::{JobKind, Meta};
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "/compact");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.take_ops(), [Op::Compact]);
+    input(
+        &mut app,
+        UiInput::Job(JobUpdate::Started {
+            id: JobId(4),
+            kind: JobKind::Compact,
+        }),
+    );
+    assert_eq!(app.activity(), Activity::Compacting);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.take_ops(), [Op::Interrupt], "Esc cancels a compaction");
+    ev(
+        &mut app,
+        AgentEvent::AgentSummary {
+            text: "note".into(),
+            covers_through: Meta::new(3, 2),
+            meta: Meta::new(3, 2),
+        },
+    );
+    input(
+        &mut app,
+        UiInput::Job(JobUpdate::Ended {
+            id: JobId(4),
+            kind: JobKind::Compact,
+            cause: StopCause::Done,
+            message: "older steps were summarised".into(),
+            window_tokens: 1200,
+        }),
+    );
+    let lines = committed(&mut app);
+    assert_eq!(
+        lines,
+        ["• context compacted (summary through turn 3 step 2)"],
+        "one notice"
+    );
+    assert_eq!(app.activity(), Activity::Idle);
+}
+
+#[test]
+fn traces_add_up_to_the_session_tokens_on_the_status_line() {
+    use light_agent::protocol::Usage;
+    let (mut app, _) = app(120, 20);
+    let header = light_agent::tui::SessionHeader {
+        id: "sess_0000000000abcdefg".into(),
+        ..Default::default()
+    };
+    input(
+        &mut app,
+        UiInput::Session {
+            header,
+            recent: vec![],
+        },
+    );
+    input(
+        &mut app,
+        UiInput::SessionTokens(light_agent::tui::TokenTotals {
+            input: 1000,
+            output: 100,
+            cached: 0,
+        }),
+    );
+    turn_begins(&mut app, 1, "go");
+    ev(
+        &mut app,
+        AgentEvent::AgentTrace {
+            usage: Usage {
+                input: 11_345,
+                output: 1_100,
+                total: 12_445,
+                cached: Some(8_000),
+            },
+            model: "m".into(),
+            started_at: 0,
+            ended_at: 0,
+            meta: meta(),
+        },
+    );
+    let tokens = app.tokens();
+    assert_eq!(
+        (tokens.input, tokens.output, tokens.cached),
+        (12_345, 1_200, 8_000)
+    );
+    let line = light_agent::tui::wrap::plain(&app.status_view().line());
+    assert!(line.contains("12.3k in · 1.2k out · 8.0k cached"), "{line}");
+}
+
+#[test]
+fn ctrl_c_clears_a_prompt_that_came_back() {
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "hello?");
+    key(&mut app, KeyCode::Enter);
+    input(
+        &mut app,
+        UiInput::PromptRejected {
+            text: "hello?".into(),
+            reason: "no model".into(),
+        },
+    );
+    key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(app.composer_text(), "");
 }

@@ -338,6 +338,9 @@ fn without_a_model_the_ui_opens_and_says_what_to_set() {
     pty.wait_until("the no-model message again", WAIT, |p| {
         all_text(p).matches(NO_MODEL).count() >= 2
     });
+    // The prompt came back into the composer: clear it, then quit.
+    pty.send(b"\x03");
+    pty.wait_for_text("Ask anything", WAIT);
     pty.press(Key::CtrlD);
     assert_eq!(pty.wait_exit(WAIT), 0, "{}", pty.all_text());
 }

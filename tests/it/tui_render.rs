@@ -7,9 +7,11 @@ use crate::tui_support;
 use std::time::Duration;
 
 use crossterm::event::KeyCode;
-use light_agent::protocol::{AgentEvent, Meta, StopCause, ToolCall};
+use light_agent::protocol::{AgentEvent, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall};
 use light_agent::tui::{
-    App, NoticeLevel, RuntimeStatus, SessionHeader, SessionRow, TuiOptions, UiInput,
+    App, ModelChoice, NoticeLevel, Report, RuntimeStatus, SessionHeader, SessionRow,
+    SessionsReport, SkillRow, SkillsReport, StatusReport, TokenTotals, ToolRow, TuiOptions,
+    TurnTokens, UiInput,
 };
 use serde_json::json;
 use tui_support::*;
@@ -48,9 +50,7 @@ fn status() -> RuntimeStatus {
         provider: "anthropic".into(),
         context_window: 200_000,
         window_tokens: 50_000,
-        queued: 0,
         session_id: "5f3a9c21-77aa-4d1e".into(),
-        is_running: false,
         permission_mode: "ask".into(),
     }
 }
@@ -58,7 +58,7 @@ fn status() -> RuntimeStatus {
 fn start_turn(app: &mut App, prompt: &str) {
     type_text(app, prompt);
     key(app, KeyCode::Enter);
-    ev(app, user_input(prompt));
+    turn_begins(app, 1, prompt);
 }
 
 #[test]
@@ -308,9 +308,37 @@ fn status_line_states() {
                     start_turn(app, "q");
                     type_text(app, "next one");
                     key(app, KeyCode::Enter);
+                    job_queued(app, 2, "next one");
                     type_text(app, "and another");
                     key(app, KeyCode::Enter);
+                    job_queued(app, 3, "and another");
                     at(app, t0, 3.0);
+                }),
+            ),
+            (
+                "compacting",
+                Box::new(|app, t0| {
+                    input(
+                        app,
+                        UiInput::Job(JobUpdate::Started {
+                            id: JobId(1),
+                            kind: JobKind::Compact,
+                        }),
+                    );
+                    at(app, t0, 4.0);
+                }),
+            ),
+            (
+                "tokens",
+                Box::new(|app, _| {
+                    input(
+                        app,
+                        UiInput::SessionTokens(TokenTotals {
+                            input: 123_456,
+                            output: 7_890,
+                            cached: 100_000,
+                        }),
+                    );
                 }),
             ),
         ];
@@ -404,5 +432,152 @@ fn session_header_and_missing_model() {
                 ],
             },
         );
+    });
+}
+
+fn tokens(input: u64, output: u64, cached: u64) -> TokenTotals {
+    TokenTotals {
+        input,
+        output,
+        cached,
+    }
+}
+
+#[test]
+fn status_report() {
+    snap_sized(
+        "status_report",
+        TuiOptions::default(),
+        Some(36),
+        |app, _| {
+            let turns = (1..=12)
+                .map(|turn| TurnTokens {
+                    turn,
+                    calls: if turn == 12 { 1 } else { 3 },
+                    tokens: tokens(4_000 * turn, 300 + turn, 2_000 * turn),
+                })
+                .collect();
+            input(
+                app,
+                UiInput::Report(Report::Status(StatusReport {
+                    session_id: "sess_0mh1x2y3znd9uk3qe".into(),
+                    title: "Parser work".into(),
+                    cwd: "/home/me/repo".into(),
+                    model: "claude-sonnet".into(),
+                    provider: "anthropic".into(),
+                    base_url: "https://api.anthropic.com".into(),
+                    context_window: 200_000,
+                    window_tokens: 50_000,
+                    turns,
+                    database: "/home/me/.local/share/light-agent/sessions.sqlite3".into(),
+                })),
+            );
+        },
+    );
+}
+
+#[test]
+fn tools_report() {
+    snap("tools_report", |app, _| {
+        let tool = |name: &str, description: &str| ToolRow {
+            name: name.into(),
+            description: description.into(),
+        };
+        input(
+            app,
+            UiInput::Report(Report::Tools(vec![
+                tool(
+                    "tree",
+                    "List files under a directory, honouring .gitignore.\nMore.",
+                ),
+                tool("grep", "Search files for fixed strings."),
+                tool("read_file", "Read a file or a window of its lines."),
+                tool(
+                    "recall_indexed",
+                    "Return the full result of an earlier tool call.",
+                ),
+            ])),
+        );
+    });
+}
+
+#[test]
+fn skills_report() {
+    snap("skills_report", |app, _| {
+        input(
+            app,
+            UiInput::Report(Report::Skills(SkillsReport {
+                skills: vec![
+                    SkillRow {
+                        name: "release".into(),
+                        description: "Cut a release: changelog, tag, publish.".into(),
+                    },
+                    SkillRow {
+                        name: "bench".into(),
+                        description: "Run the benchmarks and update PERFORMANCE.md.".into(),
+                    },
+                ],
+                search_dirs: vec![
+                    ".agents/skills".into(),
+                    "/home/me/.config/light-agent/skills".into(),
+                ],
+            })),
+        );
+        input(
+            app,
+            UiInput::Report(Report::Skills(SkillsReport {
+                skills: vec![],
+                search_dirs: vec![".agents/skills".into()],
+            })),
+        );
+    });
+}
+
+#[test]
+fn sessions_report() {
+    snap_sized(
+        "sessions_report",
+        TuiOptions::default(),
+        Some(30),
+        |app, _| {
+            let row = |id: &str, title: &str, cwd: &str, hours: u64| SessionRow {
+                id: id.into(),
+                title: title.into(),
+                cwd: cwd.into(),
+                updated_at: NOW_MS - hours * 3_600_000,
+                turns: hours,
+            };
+            input(
+                app,
+                UiInput::Report(Report::Sessions(SessionsReport {
+                    cwd: "/home/me/repo".into(),
+                    current_id: "sess_0mh1x2y3znd9uk3qe".into(),
+                    rows: vec![
+                        row("sess_0mh1x2y3znd9uk3qe", "Parser work", "/home/me/repo", 1),
+                        row("sess_0mh1x2y3a7b2c4d5e", "", "/home/me/repo", 5),
+                        row("sess_0mh1x2y3kq8zz01xy", "Docs site", "/home/me/site", 30),
+                    ],
+                })),
+            );
+        },
+    );
+}
+
+#[test]
+fn model_picker() {
+    snap("model_picker", |app, _| {
+        let choice = |provider: &str, model: &str| ModelChoice {
+            provider: provider.into(),
+            model: model.into(),
+        };
+        input(
+            app,
+            UiInput::Models(vec![
+                choice("anthropic", "claude-sonnet"),
+                choice("openai", "gpt-5"),
+                choice("ollama", "qwen3:32b"),
+            ]),
+        );
+        key(app, KeyCode::Down);
     });
 }

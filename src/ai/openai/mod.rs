@@ -5,6 +5,7 @@
 //! - [`decode`]: stream chunks → events, with every provider quirk.
 
 pub mod decode;
+mod models;
 pub mod request;
 
 use futures::FutureExt;
@@ -13,6 +14,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use decode::OpenAiDecoder;
+pub use models::list_models;
 pub use request::{TOOL_ERROR_PREFIX, build_request_body, build_text_body};
 
 use super::client::{KeyHeader, ModelClient};

@@ -1,4 +1,10 @@
-//! The prompt editor: a multi-line textarea with per-cwd history.
+//! The prompt editor: a multi-line textarea with readline/emacs editing,
+//! paste chips and per-cwd history.
+//!
+//! Keys are mapped here, explicitly ([`Composer::key`]), instead of through
+//! the textarea's own shortcuts (where Ctrl+U is undo). A paste over
+//! [`CHIP_LINES`] lines or [`CHIP_CHARS`] characters is shown as a chip
+//! `[Pasted text #N +L lines]` and expanded when the prompt is sent.
 //!
 //! History is a JSON-lines file (one JSON string per prompt, so multi-line
 //! prompts survive); it is read once at start and appended on each send.
@@ -7,7 +13,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -20,6 +26,10 @@ use crate::tui::wrap::display_width;
 const MAX_HISTORY: usize = 1000;
 const MAX_HEIGHT: u16 = 8;
 const PROMPT: &str = "› ";
+/// A paste with more lines than this becomes a chip.
+pub const CHIP_LINES: usize = 10;
+/// A paste with more characters than this becomes a chip.
+pub const CHIP_CHARS: usize = 1000;
 
 /// The composer and its history.
 pub struct Composer {
@@ -28,6 +38,9 @@ pub struct Composer {
     recall: Option<usize>,
     draft: String,
     history_path: Option<PathBuf>,
+    /// Pasted texts shown as chips, by label.
+    pastes: Vec<(String, String)>,
+    pastes_made: usize,
 }
 
 impl Composer {
@@ -52,10 +65,12 @@ impl Composer {
             recall: None,
             draft: String::new(),
             history_path,
+            pastes: Vec::new(),
+            pastes_made: 0,
         }
     }
 
-    /// The text being edited.
+    /// The text being edited (paste chips as their labels).
     pub fn text(&self) -> String {
         self.area.lines().join("\n")
     }
@@ -73,14 +88,58 @@ impl Composer {
         self.recall = None;
     }
 
-    /// Empties the composer.
+    /// Empties the composer and forgets its paste chips.
     pub fn clear(&mut self) {
         self.set_text("");
+        self.pastes.clear();
     }
 
-    /// Passes an editing key to the textarea.
+    /// Applies an editing key, readline style: Ctrl+A/E and Home/End line
+    /// start/end; Ctrl+B/F and Left/Right by character; Alt+B/F and
+    /// Ctrl/Alt+Left/Right by word; Ctrl+K/U kill to line end/start;
+    /// Ctrl+W, Alt+Backspace kill the word before, Alt+D the word after;
+    /// Ctrl+Y yanks the last kill; Ctrl+H/Backspace, Ctrl+D/Delete delete a
+    /// character; Ctrl+Z undoes; Ctrl+O opens a paste chip for editing.
+    /// Other control keys are ignored.
     pub fn key(&mut self, key: KeyEvent) {
-        self.area.input(key);
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let area = &mut self.area;
+        match key.code {
+            KeyCode::Char('a') if ctrl => area.move_cursor(CursorMove::Head),
+            KeyCode::Char('e') if ctrl => area.move_cursor(CursorMove::End),
+            KeyCode::Char('b') if ctrl => area.move_cursor(CursorMove::Back),
+            KeyCode::Char('f') if ctrl => area.move_cursor(CursorMove::Forward),
+            KeyCode::Char('b') if alt => area.move_cursor(CursorMove::WordBack),
+            KeyCode::Char('f') if alt => area.move_cursor(CursorMove::WordForward),
+            KeyCode::Char('k') if ctrl => drop(area.delete_line_by_end()),
+            // At the line start readline does nothing (no line join).
+            KeyCode::Char('u') if ctrl && area.cursor().1 > 0 => drop(area.delete_line_by_head()),
+            KeyCode::Char('u') if ctrl => {}
+            KeyCode::Char('w') if ctrl => drop(area.delete_word()),
+            KeyCode::Char('d') if alt => drop(area.delete_next_word()),
+            KeyCode::Char('y') if ctrl => drop(area.paste()),
+            KeyCode::Char('h') if ctrl => drop(area.delete_char()),
+            KeyCode::Char('d') if ctrl => drop(area.delete_next_char()),
+            KeyCode::Char('z') if ctrl => drop(area.undo()),
+            KeyCode::Char('o') if ctrl => self.open_chip(),
+            KeyCode::Char(_) if ctrl || alt => {}
+            KeyCode::Char(c) => area.insert_char(c),
+            KeyCode::Backspace if alt || ctrl => drop(area.delete_word()),
+            KeyCode::Backspace => drop(area.delete_char()),
+            KeyCode::Delete if alt || ctrl => drop(area.delete_next_word()),
+            KeyCode::Delete => drop(area.delete_next_char()),
+            KeyCode::Left if alt || ctrl => area.move_cursor(CursorMove::WordBack),
+            KeyCode::Right if alt || ctrl => area.move_cursor(CursorMove::WordForward),
+            KeyCode::Left => area.move_cursor(CursorMove::Back),
+            KeyCode::Right => area.move_cursor(CursorMove::Forward),
+            KeyCode::Up => area.move_cursor(CursorMove::Up),
+            KeyCode::Down => area.move_cursor(CursorMove::Down),
+            KeyCode::Home => area.move_cursor(CursorMove::Head),
+            KeyCode::End => area.move_cursor(CursorMove::End),
+            KeyCode::Tab => drop(area.insert_tab()),
+            _ => {}
+        }
     }
 
     /// Inserts a line break at the cursor.
@@ -88,10 +147,69 @@ impl Composer {
         self.area.insert_newline();
     }
 
-    /// Inserts pasted text as one edit (line endings normalised).
+    /// Inserts pasted text as one edit (line endings normalised); a long
+    /// paste goes in as a chip `[Pasted text #N +L lines]`.
     pub fn paste(&mut self, text: &str) {
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
-        self.area.insert_str(text);
+        let lines = text.lines().count();
+        if lines > CHIP_LINES || text.chars().count() > CHIP_CHARS {
+            self.pastes_made += 1;
+            let unit = if lines == 1 { "line" } else { "lines" };
+            let label = format!("[Pasted text #{} +{lines} {unit}]", self.pastes_made);
+            self.area.insert_str(&label);
+            self.pastes.push((label, text));
+        } else {
+            self.area.insert_str(text);
+        }
+    }
+
+    /// Opens the paste chip at or before the cursor (else the first one):
+    /// its text replaces the label, for editing. Nothing happens without one.
+    pub fn open_chip(&mut self) {
+        let text = self.text();
+        let (row, col) = (self.area.cursor().0, self.area.cursor().1);
+        let cursor: usize = text
+            .split('\n')
+            .take(row)
+            .map(|l| l.len() + 1)
+            .sum::<usize>()
+            + text
+                .split('\n')
+                .nth(row)
+                .map_or(0, |l| l.char_indices().nth(col).map_or(l.len(), |(i, _)| i));
+        let found = self
+            .pastes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (label, _))| text.find(label.as_str()).map(|at| (i, at, label.len())))
+            .filter(|&(_, at, _)| at <= cursor)
+            .max_by_key(|&(_, at, _)| at)
+            .or_else(|| {
+                self.pastes.iter().enumerate().find_map(|(i, (label, _))| {
+                    text.find(label.as_str()).map(|at| (i, at, label.len()))
+                })
+            });
+        let Some((index, at, len)) = found else {
+            return;
+        };
+        let (_, pasted) = self.pastes.remove(index);
+        let mut opened = text;
+        opened.replace_range(at..at + len, &pasted);
+        let pastes = std::mem::take(&mut self.pastes);
+        self.set_text(&opened);
+        self.pastes = pastes;
+    }
+
+    /// The text as it will be sent: every paste chip still present
+    /// replaced by what was pasted.
+    pub fn expanded_text(&self) -> String {
+        let mut text = self.text();
+        for (label, pasted) in &self.pastes {
+            if let Some(at) = text.find(label.as_str()) {
+                text.replace_range(at..at + label.len(), pasted);
+            }
+        }
+        text
     }
 
     /// Whether the cursor is on the first line (Up recalls history there).
@@ -104,10 +222,10 @@ impl Composer {
         self.area.cursor().0 + 1 >= self.area.lines().len()
     }
 
-    /// Takes the text out for sending, records it in the history and
-    /// empties the composer.
+    /// Takes the text out for sending (paste chips expanded), records it in
+    /// the history and empties the composer.
     pub fn submit(&mut self) -> String {
-        let text = self.text();
+        let text = self.expanded_text();
         self.clear();
         if !text.trim().is_empty() && self.history.last() != Some(&text) {
             self.history.push(text.clone());
@@ -249,6 +367,62 @@ mod tests {
         assert!(c.history_next());
         assert!(c.history_next());
         assert_eq!(c.text(), "draft");
+    }
+
+    fn press(c: &mut Composer, code: KeyCode, modifiers: KeyModifiers) {
+        c.key(KeyEvent::new(code, modifiers));
+    }
+
+    #[test]
+    fn readline_keys_move_and_kill() {
+        let mut c = Composer::new(None);
+        c.set_text("alpha beta gamma");
+        press(&mut c, KeyCode::Char('w'), KeyModifiers::CONTROL);
+        assert_eq!(c.text(), "alpha beta ");
+        press(&mut c, KeyCode::Char('b'), KeyModifiers::ALT);
+        press(&mut c, KeyCode::Char('k'), KeyModifiers::CONTROL);
+        assert_eq!(c.text(), "alpha ");
+        press(&mut c, KeyCode::Char('y'), KeyModifiers::CONTROL);
+        assert_eq!(c.text(), "alpha beta ", "Ctrl+Y yanks the last kill");
+        press(&mut c, KeyCode::Char('a'), KeyModifiers::CONTROL);
+        press(&mut c, KeyCode::Char('>'), KeyModifiers::NONE);
+        press(&mut c, KeyCode::Char('e'), KeyModifiers::CONTROL);
+        press(&mut c, KeyCode::Char('!'), KeyModifiers::NONE);
+        assert_eq!(c.text(), ">alpha beta !");
+        press(&mut c, KeyCode::Left, KeyModifiers::CONTROL);
+        press(&mut c, KeyCode::Char('u'), KeyModifiers::CONTROL);
+        assert_eq!(c.text(), "!", "Ctrl+U deletes to the line start");
+        press(&mut c, KeyCode::Home, KeyModifiers::NONE);
+        press(&mut c, KeyCode::Char('d'), KeyModifiers::ALT);
+        assert_eq!(c.text(), "");
+    }
+
+    #[test]
+    fn long_pastes_become_chips_expanded_on_submit() {
+        let mut c = Composer::new(None);
+        let long: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+        c.set_text("see ");
+        c.paste(&long);
+        c.paste("short");
+        assert_eq!(c.text(), "see [Pasted text #1 +12 lines]short");
+        assert_eq!(c.submit(), format!("see {long}short"));
+        assert!(c.is_empty());
+    }
+
+    #[test]
+    fn ctrl_o_opens_the_chip_before_the_cursor_for_editing() {
+        let mut c = Composer::new(None);
+        let first: String = (1..=11).map(|i| format!("a{i}\n")).collect();
+        let second: String = (1..=11).map(|i| format!("b{i}\n")).collect();
+        c.paste(&first);
+        c.paste(&second);
+        assert_eq!(
+            c.text(),
+            "[Pasted text #1 +11 lines][Pasted text #2 +11 lines]"
+        );
+        press(&mut c, KeyCode::Char('o'), KeyModifiers::CONTROL);
+        assert_eq!(c.text(), format!("[Pasted text #1 +11 lines]{second}"));
+        assert_eq!(c.expanded_text(), format!("{first}{second}"));
     }
 
     #[test]

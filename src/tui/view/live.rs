@@ -7,7 +7,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{output_cell, slash_popup, thought_cell, user_cell};
+use super::{output_cell, thought_cell, user_cell};
 use crate::tui::app::{App, Popup};
 
 /// Rows the inline viewport gets on a screen `screen_height` rows tall.
@@ -70,17 +70,7 @@ pub fn render(app: &App, frame: &mut Frame) {
     if let Some(rect) = composer_rect {
         (&app.composer).render(rect, buf);
     }
-    let popup: Vec<Line<'static>> = match &app.popup {
-        Popup::Picker(picker) => picker.lines(app.now_ms, width),
-        Popup::None => {
-            let matching = slash_popup::matches(&app.composer.text());
-            slash_popup::lines(
-                &matching,
-                app.slash_selected.min(matching.len().saturating_sub(1)),
-                width,
-            )
-        }
-    };
+    let popup = app.popup_lines(width);
     let mut upper = active_lines(app);
     upper.extend(user_cell::queued_lines(&app.queued, width));
     upper.extend(popup);

@@ -3,21 +3,30 @@
 //! History cells (`user_cell`, `thought_cell`, `output_cell`, `tool_pane`,
 //! `notice`, `session_header`) render themselves into wrapped lines for a
 //! width; those lines are committed to scrollback once final. The live-area
-//! widgets (`status_line`, `composer`, `slash_popup`, `resume_picker`) are
-//! drawn each frame by [`live::render`], which gives the whole live area
-//! to the approval overlay (`approval`) while a change waits for the user.
+//! widgets (`status_line`, `composer`, `slash_popup`, `resume_picker`,
+//! `model_picker`) are drawn each frame by [`live::render`], which gives the
+//! whole live area to the approval overlay (`approval`) while a change waits
+//! for the user. Typed reports (`status_report`, `tools_report`,
+//! `skills_report`, `sessions_report`, built from `report`'s pieces) are
+//! committed like history cells.
 
 pub mod approval;
 pub mod composer;
 pub mod live;
+pub mod model_picker;
 pub mod notice;
 pub mod output_cell;
+pub mod report;
 pub mod resume_picker;
 pub mod session_header;
+pub mod sessions_report;
+pub mod skills_report;
 pub mod slash_popup;
 pub mod status_line;
+pub mod status_report;
 pub mod thought_cell;
 pub mod tool_pane;
+pub mod tools_report;
 pub mod user_cell;
 
 use std::time::Duration;

@@ -1,5 +1,5 @@
-//! The status line: model · context used % · state with elapsed time ·
-//! queued count · short session id.
+//! The status line: model · context used % · session tokens · state with
+//! elapsed time · queued count · short session id.
 
 use std::time::Duration;
 
@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 
 use super::format_duration;
 use super::session_header::short_id;
-use crate::tui::bridge::RuntimeStatus;
+use crate::tui::bridge::{RuntimeStatus, TokenTotals};
 
 /// What the agent is doing, as the status line names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +26,10 @@ pub enum Activity {
         /// Retry number.
         attempt: u32,
     },
+    /// Older steps are being summarised (`/compact`).
+    Compacting,
+    /// The session's history is being read.
+    Loading,
 }
 
 /// Everything the status line shows.
@@ -33,6 +37,8 @@ pub enum Activity {
 pub struct StatusView<'a> {
     /// Runtime figures.
     pub status: &'a RuntimeStatus,
+    /// Tokens the session used so far.
+    pub tokens: TokenTotals,
     /// Current activity.
     pub activity: Activity,
     /// Time since the turn started (None when idle).
@@ -102,6 +108,23 @@ impl StatusView<'_> {
             };
             spans.push(Span::styled(label, style));
         }
+        if self.tokens.input > 0 || self.tokens.output > 0 {
+            spans.push(sep());
+            let t = self.tokens;
+            let label = if compact {
+                format!("{}↑ {}↓", count(t.input), count(t.output))
+            } else if t.cached > 0 {
+                format!(
+                    "{} in · {} out · {} cached",
+                    count(t.input),
+                    count(t.output),
+                    count(t.cached)
+                )
+            } else {
+                format!("{} in · {} out", count(t.input), count(t.output))
+            };
+            spans.push(Span::styled(label, dim));
+        }
         let (state, style) = match self.activity {
             Activity::Idle => ("idle".to_string(), dim),
             Activity::Thinking => ("thinking".to_string(), Style::new().fg(Color::Magenta)),
@@ -117,6 +140,8 @@ impl StatusView<'_> {
                 format!("retrying (attempt {attempt})"),
                 Style::new().fg(Color::Yellow),
             ),
+            Activity::Compacting => ("compacting".to_string(), Style::new().fg(Color::Magenta)),
+            Activity::Loading => ("loading session".to_string(), dim),
         };
         spans.push(sep());
         let state = match self.elapsed {
@@ -160,13 +185,30 @@ impl StatusView<'_> {
     }
 }
 
+/// A token count as the status line shows it: `950`, `12.3k`, `4.1M`.
+pub fn count(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1_000.0),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[test]
+    fn token_counts_round_to_one_decimal_of_their_unit() {
+        assert_eq!(count(950), "950");
+        assert_eq!(count(12_345), "12.3k");
+        assert_eq!(count(4_100_000), "4.1M");
+    }
+
     fn view(status: &RuntimeStatus) -> StatusView<'_> {
         StatusView {
             status,
+            tokens: TokenTotals::default(),
             activity: Activity::Idle,
             elapsed: None,
             queued: 0,

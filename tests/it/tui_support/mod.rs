@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use light_agent::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
+use light_agent::protocol::{
+    AgentEvent, InputSource, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall, ToolOutcome,
+};
 use light_agent::tui::runner::Screen;
 use light_agent::tui::wrap::plain;
 use light_agent::tui::{App, AppMsg, TuiOptions, UiInput};
@@ -131,4 +133,49 @@ pub fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut screen = Screen::new(TestBackend::new(width, height)).unwrap();
     screen.draw(app).unwrap();
     screen.backend().to_string()
+}
+
+/// The runtime reports a prompt job queued.
+pub fn job_queued(app: &mut App, id: u64, text: &str) {
+    input(
+        app,
+        UiInput::Job(JobUpdate::Queued {
+            id: JobId(id),
+            kind: JobKind::Prompt,
+            text: text.into(),
+        }),
+    );
+}
+
+/// The runtime reports a prompt job started.
+pub fn job_started(app: &mut App, id: u64) {
+    input(
+        app,
+        UiInput::Job(JobUpdate::Started {
+            id: JobId(id),
+            kind: JobKind::Prompt,
+        }),
+    );
+}
+
+/// The runtime reports a prompt job ended.
+pub fn job_ended(app: &mut App, id: u64, cause: StopCause) {
+    input(
+        app,
+        UiInput::Job(JobUpdate::Ended {
+            id: JobId(id),
+            kind: JobKind::Prompt,
+            cause,
+            message: String::new(),
+            window_tokens: 0,
+        }),
+    );
+}
+
+/// What the runtime says when prompt `id` is submitted while idle: queued,
+/// started, and its input event.
+pub fn turn_begins(app: &mut App, id: u64, text: &str) {
+    job_queued(app, id, text);
+    job_started(app, id);
+    ev(app, user_input(text));
 }

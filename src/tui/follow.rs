@@ -1,0 +1,142 @@
+//! How the [`App`] follows the runtime: every [`UiInput`], and above all
+//! the job updates that are its only source of running / idle / queued.
+
+use super::app::{App, Popup};
+use super::bridge::{NoticeLevel, Report, UiInput};
+use super::view::model_picker::ModelPicker;
+use super::view::resume_picker::ResumePicker;
+use super::view::status_line::Activity;
+use super::view::{sessions_report, skills_report, status_report, tools_report};
+use crate::protocol::{JobId, JobKind, JobUpdate, StopCause};
+
+impl App {
+    pub(crate) fn on_input(&mut self, input: UiInput) {
+        match input {
+            UiInput::Event(event) => self.on_event(event, false),
+            UiInput::Job(update) => self.on_job(update),
+            UiInput::Session { header, recent } => self.on_session(header, recent),
+            UiInput::Status(status) => self.status = status,
+            UiInput::SessionTokens(tokens) => self.tokens = tokens,
+            UiInput::Retrying {
+                attempt,
+                delay,
+                message,
+            } => {
+                self.activity = Activity::Retrying { attempt };
+                let text = format!(
+                    "retrying in {}s (attempt {attempt}): {message}",
+                    delay.as_secs().max(1)
+                );
+                self.notice(NoticeLevel::Warn, &text);
+            }
+            UiInput::PartialDropped => {
+                // Lines already in scrollback cannot be taken back; the
+                // notice says they are void, the rest is never shown.
+                let shown = self.output.take().is_some_and(|o| o.committed_any);
+                self.thought = None;
+                let text = if shown {
+                    "the answer above was cut off and is dropped; asking the model again"
+                } else {
+                    "the answer was cut off and is dropped; asking the model again"
+                };
+                self.notice(NoticeLevel::Warn, text);
+            }
+            UiInput::Notice { level, text } => self.notice(level, &text),
+            UiInput::PromptRejected { text, reason } => {
+                self.awaiting = self.awaiting.saturating_sub(1);
+                self.notice(NoticeLevel::Error, &reason);
+                self.restore_prompts(vec![text]);
+            }
+            UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
+            UiInput::Approval(prompt) => self.queue_approval(prompt),
+            UiInput::Models(rows) => {
+                let current = self.status.model.clone();
+                self.popup = Popup::Models(ModelPicker::new(rows, &current));
+            }
+            UiInput::Report(report) => {
+                let lines = match &report {
+                    Report::Status(r) => status_report::lines(r, self.width),
+                    Report::Tools(r) => tools_report::lines(r, self.width),
+                    Report::Skills(r) => skills_report::lines(r, self.width),
+                    Report::Sessions(r) => sessions_report::lines(r, self.now_ms, self.width),
+                };
+                self.commit_cell(lines);
+            }
+        }
+    }
+
+    /// Job updates are the only source of running / idle / queued.
+    fn on_job(&mut self, update: JobUpdate) {
+        match update {
+            JobUpdate::Queued { id, kind, text } => {
+                if kind == JobKind::Prompt {
+                    self.awaiting = self.awaiting.saturating_sub(1);
+                    self.queued.push(text);
+                    self.queued_ids.push(id);
+                }
+            }
+            JobUpdate::Started { id, kind } => {
+                self.unqueue(id);
+                self.job = Some((id, kind));
+                self.compact_reported = false;
+                self.activity = match kind {
+                    JobKind::Prompt => Activity::Thinking,
+                    JobKind::Compact => Activity::Compacting,
+                    JobKind::LoadSession => Activity::Loading,
+                };
+                self.turn_started = Some(self.now);
+            }
+            JobUpdate::Ended {
+                id,
+                kind,
+                cause,
+                message,
+                window_tokens,
+            } => {
+                self.status.window_tokens = window_tokens;
+                if self.job.is_some_and(|(running, _)| running == id) {
+                    self.flush_live(false);
+                    self.job = None;
+                    self.set_idle();
+                }
+                match (kind, cause) {
+                    // A prompt's end was shown with its agent_stop.
+                    (JobKind::Prompt, _) => {}
+                    (JobKind::LoadSession, StopCause::Done) => {}
+                    (JobKind::Compact, StopCause::Done) if self.compact_reported => {}
+                    (_, StopCause::Done) => self.notice(NoticeLevel::Info, &message),
+                    (_, StopCause::User) => self.notice(NoticeLevel::Warn, &message),
+                    (_, StopCause::Llm | StopCause::Runtime) => {
+                        self.notice(NoticeLevel::Error, &message)
+                    }
+                }
+            }
+            JobUpdate::Withdrawn(prompts) => {
+                let mut texts = Vec::with_capacity(prompts.len());
+                for prompt in prompts {
+                    self.unqueue(prompt.id);
+                    texts.push(prompt.text);
+                }
+                self.restore_prompts(texts);
+            }
+        }
+    }
+
+    fn unqueue(&mut self, id: JobId) {
+        if let Some(i) = self.queued_ids.iter().position(|q| *q == id) {
+            self.queued_ids.remove(i);
+            self.queued.remove(i);
+        }
+    }
+
+    /// Puts prompts that did not run back into the composer, ahead of
+    /// whatever is being typed.
+    fn restore_prompts(&mut self, mut parts: Vec<String>) {
+        let draft = self.composer.text();
+        if !draft.trim().is_empty() {
+            parts.push(draft);
+        }
+        self.composer.set_text(&parts.join("\n"));
+        self.slash_open = false;
+    }
+}

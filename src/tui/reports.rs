@@ -1,0 +1,134 @@
+//! Typed answers to the report commands (`/status`, `/tools`, `/skills`,
+//! `/sessions`) and the model picker's rows: plain data the runtime fills
+//! in and the views in [`super::view`] render.
+
+use super::bridge::SessionRow;
+
+/// Which report to ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportKind {
+    /// Session, model, tokens per turn, database.
+    Status,
+    /// The registered tools.
+    Tools,
+    /// The discovered skills.
+    Skills,
+    /// Sessions of every directory.
+    Sessions,
+}
+
+/// A typed report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Report {
+    /// `/status`.
+    Status(StatusReport),
+    /// `/tools`.
+    Tools(Vec<ToolRow>),
+    /// `/skills`.
+    Skills(SkillsReport),
+    /// `/sessions`.
+    Sessions(SessionsReport),
+}
+
+/// Token counts, summed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TokenTotals {
+    /// Prompt tokens.
+    pub input: u64,
+    /// Completion tokens.
+    pub output: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cached: u64,
+}
+
+impl TokenTotals {
+    /// Adds one model call's usage.
+    pub fn add(&mut self, input: u64, output: u64, cached: u64) {
+        self.input = self.input.saturating_add(input);
+        self.output = self.output.saturating_add(output);
+        self.cached = self.cached.saturating_add(cached);
+    }
+}
+
+/// Tokens of one turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TurnTokens {
+    /// Turn number.
+    pub turn: u64,
+    /// Model calls in the turn.
+    pub calls: u64,
+    /// Its tokens.
+    pub tokens: TokenTotals,
+}
+
+/// What `/status` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StatusReport {
+    /// Session id.
+    pub session_id: String,
+    /// Session title (may be empty).
+    pub title: String,
+    /// The session's directory.
+    pub cwd: String,
+    /// Model name.
+    pub model: String,
+    /// Provider profile name.
+    pub provider: String,
+    /// Provider API base URL.
+    pub base_url: String,
+    /// Context window of the model (0 when unknown).
+    pub context_window: u64,
+    /// Tokens in the context window now.
+    pub window_tokens: u64,
+    /// Tokens per turn, in turn order.
+    pub turns: Vec<TurnTokens>,
+    /// The session database file.
+    pub database: String,
+}
+
+/// One registered tool.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolRow {
+    /// Tool name.
+    pub name: String,
+    /// Its description (the first line is shown).
+    pub description: String,
+}
+
+/// One discovered skill.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SkillRow {
+    /// Skill name.
+    pub name: String,
+    /// What it is for.
+    pub description: String,
+}
+
+/// What `/skills` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SkillsReport {
+    /// The skills, in index order.
+    pub skills: Vec<SkillRow>,
+    /// Where skills are looked for (project, then global).
+    pub search_dirs: Vec<String>,
+}
+
+/// What `/sessions` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionsReport {
+    /// This UI's directory: sessions elsewhere are continued there.
+    pub cwd: String,
+    /// The session open now.
+    pub current_id: String,
+    /// Sessions of every directory, newest first.
+    pub rows: Vec<SessionRow>,
+}
+
+/// A model the picker offers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ModelChoice {
+    /// Provider profile name (as in `--provider`).
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+}
