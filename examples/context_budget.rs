@@ -44,6 +44,8 @@ struct Sent {
     summaries: Vec<u64>,
     /// Tool steps asked for so far.
     calls: usize,
+    /// Tool steps asked for in the running turn.
+    calls_this_turn: usize,
 }
 
 /// A model that calls `fetch` twelve times a turn, then answers.
@@ -56,17 +58,11 @@ impl Adaptor for Scripted {
         let bytes = build_request_body(MODEL, &req).to_string().len() as u64;
         let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
         sent.steps.push(bytes);
-        let last_is_result = matches!(req.events.last(), Some(AgentEvent::ToolResult { .. }));
-        let in_turn = req
-            .events
-            .iter()
-            .rev()
-            .take_while(|e| !matches!(e, AgentEvent::Input { .. }))
-            .filter(|e| matches!(e, AgentEvent::ToolCalls { .. }))
-            .count();
-        let event = if !last_is_result || in_turn < TOOL_STEPS_PER_TURN {
+        // Turns run one after another, so the model counts its own steps.
+        let event = if sent.calls_this_turn < TOOL_STEPS_PER_TURN {
             let n = sent.calls;
             sent.calls += 1;
+            sent.calls_this_turn += 1;
             AgentEvent::ToolCalls {
                 calls: vec![ToolCall {
                     id: format!("call_{n}"),
@@ -76,6 +72,7 @@ impl Adaptor for Scripted {
                 meta: Meta::default(),
             }
         } else {
+            sent.calls_this_turn = 0;
             AgentEvent::Output {
                 text: "All parts are read; the module is consistent.".into(),
                 meta: Meta::default(),

@@ -79,6 +79,10 @@ class Handler(BaseHTTPRequestHandler):
             if self.server.opts.markdown:
                 for i in range(0, len(MARKDOWN), 3):
                     out.append(chunk({"content": MARKDOWN[i:i + 3]}))
+            if self.server.opts.lines:
+                # One delta per short line: the cost per line, not per byte.
+                for i in range(self.server.opts.lines):
+                    out.append(chunk({"content": f"line {i} of the answer\n"}))
             for i in range(self.server.opts.deltas):
                 text = "\n" if i % 20 == 19 else f"w{i % 10} "
                 out.append(chunk({"content": text}))
@@ -110,6 +114,7 @@ def main():
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--deltas", type=int, default=200)
     parser.add_argument("--reasoning", type=int, default=0)
+    parser.add_argument("--lines", type=int, default=0, help="stream this many one-line deltas first")
     parser.add_argument("--tool-first", action="store_true")
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--markdown", action="store_true", help="answer with a markdown sample first")

@@ -8,6 +8,10 @@ Prints the figures that docs/PERFORMANCE.md records:
   - peak RSS of the TUI after one such prompt (VmHWM)
   - Esc → "interrupted" on screen during a hanging stream
   - headless `exec` vs curl reading the same 20 000-delta stream
+  - 100 MB of command output (`!cmd` in the TUI): keystroke echo while it
+    streams, and the agent's RSS growth (`--shell-only` runs just this)
+  - TUI: answers of 10 000, 20 000 and 100 000 one-line deltas fully shown
+  - keystroke echo while a 100 000-delta answer streams (median and max)
 
     cargo build --release --bins --examples && python3 scripts/measure.py [--runs 10]
 """
@@ -26,7 +30,7 @@ import termios
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, "target", "release", "light-agent")
+BINARY = os.environ.get("LIGHT_AGENT_BINARY") or os.path.join(ROOT, "target", "release", "light-agent")
 
 
 def fake_model(port, *extra):
@@ -43,22 +47,23 @@ class Pty:
         self.proc = subprocess.Popen(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
         os.close(slave)
         self.master = master
-        self.buffer = b""
+        self.buffer = bytearray()
 
     def wait_for(self, needle, timeout=20.0, since=0):
+        """Time when `needle` was first seen after byte `since`; only new
+        bytes are searched, so a 10 MB answer is read in linear time."""
         deadline = time.perf_counter() + timeout
+        searched = since
         while time.perf_counter() < deadline:
-            if needle in self.buffer[since:]:
+            if self.buffer.find(needle, max(since, searched - len(needle))) >= 0:
                 return time.perf_counter()
+            searched = len(self.buffer)
             ready, _, _ = select.select([self.master], [], [], 0.002)
             if ready:
                 try:
-                    data = os.read(self.master, 1 << 16)
+                    data = os.read(self.master, 1 << 20)
                 except OSError:
                     break
-                # crossterm asks where the cursor is before drawing an inline viewport.
-                for _ in range(data.count(b"\x1b[6n")):
-                    os.write(self.master, b"\x1b[1;1R")
                 self.buffer += data
         raise TimeoutError(f"{needle!r} not seen")
 
@@ -87,17 +92,80 @@ def env_for(home):
     return env
 
 
+def vm_kib(pid, field):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def measure_shell_output(repo, runs):
+    """100 MB through a `!cmd` pane: echo latency of keys typed meanwhile
+    (each a '§', found by counting them in what the UI writes) and the
+    growth of the agent's RSS (VmHWM after minus VmRSS before)."""
+    command = b"!head -c 100000000 /dev/zero | tr '\\0' x | fold -w 99\r"
+    key = "\u00a7".encode()
+    echoes, growth = [], []
+    for _ in range(runs):
+        home = tempfile.mkdtemp()
+        pty = Pty([BINARY, "--new", "--base-url", "http://127.0.0.1:9/v1", "--model", "fake"], repo, env_for(home))
+        pty.wait_for(b"Ask anything")
+        time.sleep(0.3)
+        before = vm_kib(pty.proc.pid, "VmRSS")
+        mark = len(pty.buffer)
+        pty.send(command)
+        pty.wait_for(b"xxxxxxxx", since=mark)
+        typed = 0
+        while True:
+            seen = pty.buffer.count(key)
+            pressed = time.perf_counter()
+            pty.send(key)
+            typed += 1
+            deadline = pressed + 5
+            while pty.buffer.count(key) <= seen and time.perf_counter() < deadline:
+                ready, _, _ = select.select([pty.master], [], [], 0.001)
+                if ready:
+                    data = os.read(pty.master, 1 << 16)
+                    for _ in range(data.count(b"\x1b[6n")):
+                        os.write(pty.master, b"\x1b[1;1R")
+                    pty.buffer += data
+            echoes.append((time.perf_counter() - pressed) * 1000)
+            if b"exit 0 after" in pty.buffer[mark:] or typed >= 400:
+                break
+            time.sleep(0.02)
+        growth.append((vm_kib(pty.proc.pid, "VmHWM") - before) / 1024)
+        pty.close()
+        shutil.rmtree(home, ignore_errors=True)
+    return echoes, growth
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--deltas", type=int, default=20000)
+    parser.add_argument("--shell-only", action="store_true")
+    parser.add_argument("--only-long", action="store_true", help="only the long-answer and echo cases")
     opts = parser.parse_args()
+    if opts.shell_only:
+        repo = tempfile.mkdtemp()
+        echoes, growth = measure_shell_output(repo, opts.runs)
+        print(f"{'100 MB !cmd: keystroke echo':40s} median {statistics.median(echoes):8.1f} ms   p99 "
+              f"{sorted(echoes)[int(len(echoes) * 0.99) - 1]:8.1f}   max {max(echoes):8.1f}   ({len(echoes)} keys)")
+        print(f"{'100 MB !cmd: RSS growth':40s} median {statistics.median(growth):8.1f} MiB   max {max(growth):8.1f}")
+        return
     repo = tempfile.mkdtemp()
     os.makedirs(os.path.join(repo, "src"))
     with open(os.path.join(repo, "src", "main.rs"), "w") as f:
         f.write("fn main() {}\n")
     subprocess.run(["git", "init", "-q", repo], check=True)
 
+    if opts.only_long:
+        try:
+            long_answers(repo, opts)
+        finally:
+            shutil.rmtree(repo, ignore_errors=True)
+        return
     model = fake_model(8766, "--deltas", str(opts.deltas))
     hang = fake_model(8767, "--deltas", "50", "--hang")
     try:
@@ -165,9 +233,6 @@ def main():
         model.send_signal(signal.SIGTERM)
         hang.send_signal(signal.SIGTERM)
 
-    def row(name, values, unit):
-        print(f"{name:40s} median {statistics.median(values):8.1f} {unit}   min {min(values):8.1f}   max {max(values):8.1f}")
-
     row("start -> input prompt", starts, "ms")
     row("start -> prompt, resuming 100k events", resumes, "ms")
     row(f"TUI: {opts.deltas}-delta answer fully shown", shows, "ms")
@@ -176,6 +241,69 @@ def main():
     row(f"curl reading the {opts.deltas}-delta stream", curl, "ms")
     row(f"exec headless, same stream (incl. start)", headless, "ms")
     print(f"{'headless / curl':40s} {statistics.median(headless) / statistics.median(curl):.2f}x")
+    long_answers(repo, opts)
+
+
+def row(name, values, unit):
+    print(f"{name:40s} median {statistics.median(values):8.1f} {unit}   min {min(values):8.1f}   max {max(values):8.1f}")
+
+
+def long_answers(repo, opts):
+    """Answers of many short lines (one delta each), and keystroke echo while
+    a 100 000-delta answer streams."""
+    for port, lines, runs in ((8770, 10000, opts.runs), (8771, 20000, opts.runs), (8772, 100000, max(1, opts.runs // 3))):
+        model = fake_model(port, "--lines", str(lines), "--deltas", "0")
+        try:
+            args = [BINARY, "--new", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "fake"]
+            shows = []
+            for _ in range(runs):
+                home = tempfile.mkdtemp()
+                pty = Pty(args, repo, env_for(home))
+                pty.wait_for(b"Ask anything")
+                mark = len(pty.buffer)
+                pty.send(b"go\r")
+                sent = time.perf_counter()
+                shown = pty.wait_for(b"END-OF-ANSWER", timeout=120, since=mark)
+                shows.append((shown - sent) * 1000)
+                pty.close()
+                shutil.rmtree(home, ignore_errors=True)
+            row(f"TUI: {lines}-line answer fully shown", shows, "ms")
+            body = '{"model":"fake","stream":true,"messages":[{"role":"user","content":"go"}]}'
+            curl = []
+            for _ in range(runs):
+                t = time.perf_counter()
+                subprocess.run(["curl", "-sN", "-o", "/dev/null", "-H", "content-type: application/json", "-d", body,
+                                f"http://127.0.0.1:{port}/v1/chat/completions"], check=True)
+                curl.append((time.perf_counter() - t) * 1000)
+            row(f"curl reading the {lines}-line stream", curl, "ms")
+        finally:
+            model.send_signal(signal.SIGTERM)
+
+    model = fake_model(8773, "--deltas", "100000")
+    try:
+        args = [BINARY, "--new", "--base-url", "http://127.0.0.1:8773/v1", "--model", "fake"]
+        echoes = []
+        for _ in range(max(1, opts.runs // 3)):
+            home = tempfile.mkdtemp()
+            pty = Pty(args, repo, env_for(home))
+            pty.wait_for(b"Ask anything")
+            mark = len(pty.buffer)
+            pty.send(b"go\r")
+            pty.wait_for(b"w9", since=mark)
+            typed = 0
+            while pty.buffer.find(b"END-OF-ANSWER", mark) < 0 and typed < 60:
+                typed += 1
+                mark_key = len(pty.buffer)
+                pressed = time.perf_counter()
+                pty.send(b"Q")
+                seen = pty.wait_for(b"Q" * typed, since=mark_key)
+                echoes.append((seen - pressed) * 1000)
+                time.sleep(0.01)
+            pty.close()
+            shutil.rmtree(home, ignore_errors=True)
+        row(f"keystroke echo, 100000-delta stream ({len(echoes)})", echoes, "ms")
+    finally:
+        model.send_signal(signal.SIGTERM)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ Prints the figures of docs/PERFORMANCE.md, "Context within the window":
     128 000-token window: size of the first request, start -> first request,
     peak RSS, and whether either of two turns summarised
   - `show` of that session (markdown and --json): peak RSS
+Peak RSS is GNU time's %M (needs /usr/bin/time).
 
     cargo build --release --bins --examples && python3 scripts/measure_context.py [--runs 5]
 """
@@ -84,14 +85,18 @@ def env_for(home):
 
 
 def run_measured(args, cwd, env):
-    """Runs a child; returns (start perf_counter, exit status, peak RSS in MiB)."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{args} failed: {proc.stderr.read().decode(errors='replace')}")
-    return started, usage.ru_maxrss / 1024
+    """Runs a child; returns (start perf_counter, peak RSS in MiB).
+
+    The peak comes from GNU time (%M): a child forked from this Python process
+    would report Python's own resident set as its peak, since Linux keeps the
+    high-water mark across exec."""
+    with tempfile.NamedTemporaryFile("r") as peak:
+        started = time.perf_counter()
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", peak.name, *args], cwd=cwd, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{args} failed: {proc.stderr.decode(errors='replace')}")
+        return started, int(peak.read().split()[-1]) / 1024
 
 
 def main():

@@ -79,6 +79,7 @@ pub mod context;
 pub mod mcp;
 pub mod permission;
 pub mod protocol;
+pub mod sandbox;
 pub mod session;
 pub mod tool;
 #[cfg(feature = "tui")]

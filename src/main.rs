@@ -20,6 +20,16 @@ use cli::build::{self, SessionChoice};
 use cli::output::{self, OutputError};
 
 fn main() -> ExitCode {
+    // The sandbox helper runs before anything else starts (no runtime, no
+    // threads): Landlock confines only the calling thread.
+    let mut args = std::env::args_os();
+    if args
+        .nth(1)
+        .is_some_and(|a| a == light_agent::sandbox::HELPER_ARG)
+    {
+        let status = light_agent::sandbox::helper_main(args);
+        return ExitCode::from(u8::try_from(status).unwrap_or(1));
+    }
     let cli = Cli::parse();
     // Headless runs stream on one thread: no cross-thread wake-up per delta.
     let mut builder = match cli.command {
@@ -33,7 +43,12 @@ fn main() -> ExitCode {
             return Exit::Failure.into();
         }
     };
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // A tool's blocking thread may be stuck in the kernel (a FIFO opened
+    // for reading, a dead network mount); dropping the runtime would wait
+    // for it forever. Everything that matters was committed already.
+    runtime.shutdown_background();
+    match result {
         Ok(exit) => exit.into(),
         Err(e) => {
             if let Some(failed) = e.downcast_ref::<OutputError>() {
@@ -79,12 +94,13 @@ struct UsageError(String);
 
 async fn run(cli: Cli) -> Result<Exit> {
     let cwd = build::canonical_cwd(cli.cwd.as_deref()).map_err(|e| UsageError(format!("{e:#}")))?;
+    let switches = switches(&cli);
     match cli.command {
         Some(Command::Tool { name, args }) => cli::tool_cmd::run(&name, &args, &cwd)
             .await
             .map_err(usage_unless_output),
         Some(Command::Exec(exec)) => {
-            run_exec(exec, &cli.model, cli.log_level, cli.permissions, &cwd).await
+            run_exec(exec, &cli.model, cli.log_level, &switches, &cwd).await
         }
         Some(Command::Undo { id }) => cli::undo::run(&open_store()?, &cwd, id.as_deref()).await,
         Some(Command::Sessions { all, json, limit }) => {
@@ -111,7 +127,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 choice,
                 &cli.model,
                 cli.log_level,
-                cli.permissions,
+                &switches,
                 cwd,
                 cli.prompt,
             )
@@ -128,7 +144,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 choice,
                 &cli.model,
                 cli.log_level,
-                cli.permissions,
+                &switches,
                 cwd,
                 cli.prompt,
             )
@@ -141,7 +157,7 @@ async fn run_interactive(
     choice: SessionChoice,
     model: &ModelFlags,
     log_level: Option<String>,
-    permissions: Option<String>,
+    switches: &Switches,
     cwd: std::path::PathBuf,
     prompt: Option<String>,
 ) -> Result<Exit> {
@@ -152,7 +168,7 @@ async fn run_interactive(
         )
         .into());
     }
-    let setup = setup(model, log_level, permissions).await?;
+    let setup = setup(model, log_level, switches).await?;
     // A session that cannot be opened is refused before the UI takes the
     // terminal, with exit code 2.
     let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
@@ -175,6 +191,7 @@ async fn run_interactive(
         model_missing,
         choice,
         initial_prompt: prompt,
+        env: std::env::vars_os().collect(),
     };
     cli::interactive::run(launch, manager).await
 }
@@ -226,7 +243,11 @@ async fn run_config(
             ))?;
         }
         ConfigAction::Show => {
-            let setup = setup(model, log_level, permissions).await?;
+            let switches = Switches {
+                permissions,
+                sandbox: None,
+            };
+            let setup = setup(model, log_level, &switches).await?;
             if let Resolution::NoModel { message, .. } = &setup.resolution {
                 output::println(&format!("# {message}"))?;
             }
@@ -243,10 +264,24 @@ struct Setup {
     _log: Option<config::LogGuard>,
 }
 
+/// Flags applied when resolving: `--permissions` and `--sandbox`.
+#[derive(Default)]
+struct Switches {
+    permissions: Option<String>,
+    sandbox: Option<String>,
+}
+
+fn switches(cli: &Cli) -> Switches {
+    Switches {
+        permissions: cli.permissions.clone(),
+        sandbox: cli.sandbox.clone(),
+    }
+}
+
 async fn setup(
     model: &ModelFlags,
     log_level: Option<String>,
-    permissions: Option<String>,
+    switches: &Switches,
 ) -> Result<Setup> {
     let env = env();
     let paths = paths(&env)?;
@@ -256,7 +291,7 @@ async fn setup(
         base_url: model.base_url.clone(),
         context_window: model.context_window,
         log_level,
-        permissions,
+        permissions: switches.permissions.clone(),
     };
     // Ask local servers first, concurrently and within a budget, so resolving
     // stays pure and no runtime worker blocks on a network call.
@@ -271,7 +306,10 @@ async fn setup(
         let at = servers.iter().position(|asked| asked == url)?;
         answers.get(at).cloned().flatten()
     };
-    let resolution = config::load(&paths, &env, &flags, &probed)?;
+    let mut resolution = config::load(&paths, &env, &flags, &probed)?;
+    if let Some(mode) = &switches.sandbox {
+        resolution.settings_mut().sandbox.mode = mode.to_string();
+    }
     let settings = resolution.settings();
     // Logging is best effort: a read-only state dir must not stop the agent.
     let log = config::init_logging(&paths, &settings.log_level).ok();
@@ -289,10 +327,10 @@ async fn run_exec(
     args: ExecArgs,
     model: &ModelFlags,
     log_level: Option<String>,
-    permissions: Option<String>,
+    switches: &Switches,
     cwd: &Path,
 ) -> Result<Exit> {
-    let setup = setup(model, log_level, permissions).await?;
+    let setup = setup(model, log_level, switches).await?;
     let settings: &Settings = match &setup.resolution {
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),
@@ -347,6 +385,14 @@ async fn run_exec(
     for warning in warnings {
         output::eprintln(&format!("warning: {warning}"));
     }
+    let full = agent.permits().mode() == light_agent::permission::Mode::Full;
+    let shell = build::shell(
+        &setup.paths,
+        settings,
+        &std::env::vars_os().collect::<Vec<_>>(),
+        full,
+    );
+    build::register_shell(&agent, &shell)?;
     if resumed {
         agent.load_session().await?;
     }

@@ -25,6 +25,14 @@ pub enum Notice {
     PartialDropped,
     /// Something worth knowing that did not stop the turn.
     Warning(String),
+    /// A running tool call's live output (its last lines); each replaces the
+    /// one before. Never logged, never sent to the model.
+    ToolOutput {
+        /// The call.
+        call_id: String,
+        /// What to show now.
+        text: String,
+    },
 }
 
 /// Unbounded per-subscriber channels: a slow reader never makes the loop

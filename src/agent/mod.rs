@@ -245,6 +245,7 @@ impl Shared {
 pub struct Agent {
     shared: Arc<Shared>,
     tools: ToolRegistry,
+    read_roots: skill_tool::SkillRoots,
     _worker: Arc<WorkerGuard>,
 }
 
@@ -311,12 +312,13 @@ impl Agent {
             context: config.context,
             loop_config: config.loop_config,
             recall,
-            skill_roots,
+            skill_roots: skill_roots.clone(),
         });
         tokio::spawn(worker.run());
         Self {
             shared: shared.clone(),
             tools,
+            read_roots: skill_roots,
             _worker: Arc::new(WorkerGuard(shared)),
         }
     }
@@ -324,6 +326,15 @@ impl Agent {
     /// The tool registry; register and remove tools here.
     pub fn tool(&self) -> &ToolRegistry {
         &self.tools
+    }
+
+    /// Lets `read_file` read the files beneath `dir` by absolute path (the
+    /// shell's full command logs). The folder is created if missing and held
+    /// open from now on.
+    pub fn add_read_root(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        self.read_roots.add(crate::tool::fs::Root::open(dir)?);
+        Ok(())
     }
 
     /// Queues a prompt; resolves when its turn has ended (after its

@@ -21,7 +21,8 @@ const MAX_BODY_BYTES: usize = 100 * 1024;
 pub(super) struct SkillRoots(Arc<Mutex<Vec<Root>>>);
 
 impl SkillRoots {
-    fn add(&self, dir: Root) {
+    /// Makes the files beneath `dir` readable by `read_file`.
+    pub(super) fn add(&self, dir: Root) {
         let mut roots = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if !roots
             .iter()

@@ -1,14 +1,17 @@
 //! Running one step's tool calls concurrently.
 
+use std::sync::Arc;
+
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use tokio_util::sync::CancellationToken;
 
+use super::Notice;
 use super::undo::SessionJournal;
 use super::worker::Worker;
 use crate::protocol::{AgentEvent, Meta, ToolCall, ToolOutcome};
-use crate::tool::ToolContext;
 use crate::tool::journal::Journal;
+use crate::tool::{ProgressSink, ToolContext, ToolProgress};
 
 /// The result every unfinished call gets when the user interrupts.
 pub(super) const INTERRUPTED: &str = "interrupted by user: this tool call did not finish";
@@ -32,16 +35,24 @@ impl Worker {
         ctx.permits = self.shared.permits();
         ctx.seen = self.shared.seen.clone();
         ctx.journal = self.session.as_ref().map(|session| {
-            Journal::new(std::sync::Arc::new(SessionJournal {
+            Journal::new(Arc::new(SessionJournal {
                 session: session.clone(),
                 turn: meta.turn,
             }))
+        });
+        let shared = self.shared.clone();
+        let progress: ProgressSink = Arc::new(move |call_id: &str, text: String| {
+            shared.hub.notice(Notice::ToolOutput {
+                call_id: call_id.to_string(),
+                text,
+            });
         });
         let mut running: FuturesUnordered<_> = calls
             .iter()
             .map(|call| {
                 let (tools, mut ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
                 ctx.call_id = call.id.clone();
+                ctx.progress = Some(ToolProgress::new(&call.id, progress.clone()));
                 async move {
                     let started = std::time::Instant::now();
                     let output = tools.execute(&call.name, call.args.clone(), ctx).await;

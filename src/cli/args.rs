@@ -24,6 +24,9 @@ pub struct Cli {
     /// Log level for the log file (e.g. info, debug, light_agent=trace).
     #[arg(long, global = true, value_name = "FILTER")]
     pub log_level: Option<String>,
+    /// How commands are confined: workspace-write (default), read-only, or off.
+    #[arg(long, global = true, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"])]
+    pub sandbox: Option<String>,
     /// Permission mode: read-only (no writing tools; exec's default), ask
     /// (approve each change; the TUI's default), auto (edits apply), full.
     #[arg(long, global = true, value_name = "MODE")]
@@ -77,7 +80,7 @@ pub enum Command {
   echo \"list the modules\" | light-agent exec -
   light-agent exec --json --continue \"and the tests?\"")]
     Exec(ExecArgs),
-    /// Run a built-in tool (tree, grep, read_file) in the sandbox and print its result.
+    /// Run a built-in tool (tree, grep, read_file) confined to the working directory and print its result.
     #[command(after_help = "Examples:
   light-agent tool tree '{}'
   light-agent tool grep '{\"search_strs\":[\"fn main\"]}'

@@ -1,6 +1,7 @@
 //! Turning resolved settings into a running [`Agent`]: the adaptor, the
 //! session, the context and the built-in tools.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +16,9 @@ use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
 use light_agent::mcp::McpServers;
 use light_agent::permission::{Approver, Mode, Permits, Policy};
+use light_agent::sandbox::{SandboxMode, SandboxPolicy};
 use light_agent::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
+use light_agent::tool::builtin::shell::{SecretFilter, Shell, ShellConfig};
 use light_agent::tool::builtin::{self, EditFormat};
 
 /// Which session a host starts in.
@@ -251,6 +254,67 @@ pub fn mcp_servers(agent: &Agent, cwd: &Path, settings: &Settings) -> McpServers
         move |text| notices.warn(text),
     )
 }
+
+/// The command runner for a session in `cwd`: the sandbox from `[sandbox]`
+/// (none in `full` permissions or `mode = "off"`: then commands run without
+/// the helper), `env` (the process environment, read by `main`) without
+/// provider keys and secrets. Runs the helper once to learn what the sandbox
+/// enforces here.
+pub fn shell(
+    paths: &Paths,
+    settings: &Settings,
+    env: &[(OsString, OsString)],
+    full_permissions: bool,
+) -> Shell {
+    let sandbox = SandboxPolicy {
+        mode: SandboxMode::parse(&settings.sandbox.mode).unwrap_or_default(),
+        writable_roots: settings.sandbox.writable_roots.clone(),
+        network: settings.sandbox.network,
+        simulate_unavailable: env
+            .iter()
+            .any(|(name, value)| name == SIMULATE_UNAVAILABLE_ENV && value == "1"),
+    };
+    let helper = if full_permissions || sandbox.mode == SandboxMode::Off {
+        None
+    } else {
+        // The helper is this very binary; if it cannot be found there is no
+        // sandbox, and the probe says so (auto then asks before every command).
+        Some(std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe")))
+    };
+    let provider_keys = settings
+        .providers
+        .iter()
+        .filter_map(|p| p.api_key_env.clone())
+        .collect();
+    Shell::new(ShellConfig {
+        sandbox,
+        helper,
+        env: env.to_vec(),
+        secrets: SecretFilter {
+            provider_keys,
+            passthrough: settings.shell.env_passthrough.clone(),
+        },
+        log_dir: paths.state_dir.join("shell"),
+    })
+}
+
+/// Registers the shell tools on `agent` unless its permissions are
+/// read-only, and lets `read_file` read the full command logs.
+pub fn register_shell(agent: &Agent, shell: &Shell) -> Result<()> {
+    if agent.permits().mode() == Mode::ReadOnly {
+        return Ok(());
+    }
+    builtin::shell::register(agent.tool(), shell).context("registering the shell tools")?;
+    // Without it the logs are only unreadable by read_file; commands still run.
+    if let Err(e) = agent.add_read_root(&shell.config().log_dir) {
+        tracing::warn!(error = %e, "the shell log folder cannot be opened for read_file");
+    }
+    Ok(())
+}
+
+/// Test switch: with this variable set to `1` the sandbox helper behaves as
+/// on a kernel without Landlock.
+pub const SIMULATE_UNAVAILABLE_ENV: &str = "LIGHT_AGENT_TEST_NO_LANDLOCK";
 
 /// The canonical working directory (`--cwd` or the process's).
 pub fn canonical_cwd(flag: Option<&Path>) -> Result<PathBuf> {

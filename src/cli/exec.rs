@@ -109,6 +109,8 @@ async fn print_until_stop(
                 }
             }
             notice = notices.recv(), if notices_open => match notice {
+                // Headless runs print results, not live progress.
+                Some(Notice::ToolOutput { .. }) => {}
                 Some(notice) => {
                     // Events the agent sent before this notice come first.
                     if print_queued(&mut stdout, None, events, format)? {
@@ -168,16 +170,18 @@ fn print_notice(notice: &Notice) {
             "(the answer was cut off; what was printed of it is dropped and the model is asked again)",
         ),
         Notice::Warning(text) => output::eprintln(&format!("warning: {text}")),
+        Notice::ToolOutput { .. } => {}
     }
 }
 
 /// A call denied because nobody can approve it here: stderr gets the whole
 /// message, which says how to allow such calls.
 fn tell_how_to_allow(event: &AgentEvent) {
-    if let AgentEvent::ToolResult { outcome, .. } = event {
-        if outcome.is_error && outcome.result.starts_with(EXEC_DENIAL) {
-            output::eprintln(&format!("light-agent: {} {}", outcome.name, outcome.result));
-        }
+    if let AgentEvent::ToolResult { outcome, .. } = event
+        && outcome.is_error
+        && outcome.result.starts_with(EXEC_DENIAL)
+    {
+        output::eprintln(&format!("light-agent: {} {}", outcome.name, outcome.result));
     }
 }
 

@@ -1,4 +1,4 @@
-//! `light-agent tool NAME ARGS_JSON`: one built-in tool call in the sandbox.
+//! `light-agent tool NAME ARGS_JSON`: one built-in tool call confined to the working directory.
 
 use std::path::Path;
 

@@ -47,8 +47,12 @@ pub use logging::{LogGuard, init_logging};
 pub use models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window};
 pub use paths::Paths;
 pub use providers::{BUILTIN_PROFILES, BuiltinProfile, ProviderKind, ProviderProfile};
+pub use raw::SANDBOX_MODES;
 pub use resolve::{BASE_URL_ENV, LOG_ENV, MODEL_ENV, PERMISSIONS_ENV, PROVIDER_ENV, resolve};
-pub use settings::{Env, Flags, PermissionSettings, Resolution, Settings, TuiSettings};
+pub use settings::{
+    Env, Flags, PermissionSettings, Resolution, SandboxSettings, Settings, ShellSettings,
+    TuiSettings,
+};
 pub use show::show;
 pub use starter::starter_file;
 

@@ -65,8 +65,9 @@ impl FromStr for ProviderKind {
 
 /// One named way to reach a model provider.
 ///
-/// `Debug` is safe to log: the key is a [`Secret`].
-#[derive(Debug, Clone)]
+/// `Debug` is safe to log: the key is a [`Secret`] and the base URL is shown
+/// with its userinfo and query values redacted.
+#[derive(Clone)]
 pub struct ProviderProfile {
     /// The profile's name (`openai`, `ollama`, or a user's own).
     pub name: String,
@@ -83,6 +84,19 @@ pub struct ProviderProfile {
     /// The model used when the profile is chosen and no model is named.
     /// `None` means "ask the server" (Ollama) or "the user must say".
     pub default_model: Option<String>,
+}
+
+impl std::fmt::Debug for ProviderProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderProfile")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("base_url", &crate::protocol::redact_url(&self.base_url))
+            .field("api_key_env", &self.api_key_env)
+            .field("api_key", &self.api_key)
+            .field("default_model", &self.default_model)
+            .finish()
+    }
 }
 
 /// How a built-in profile reads the environment: one row of
@@ -212,6 +226,21 @@ pub(crate) fn provider_for_model(model: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_shows_neither_the_key_nor_url_credentials() {
+        let profile = ProviderProfile {
+            name: "local".into(),
+            kind: ProviderKind::OpenAi,
+            base_url: "http://u:sk-pass-123@h/v1?key=sk-query-456".into(),
+            api_key_env: None,
+            api_key: Some(Secret::new("sk-key-789")),
+            default_model: None,
+        };
+        let shown = format!("{profile:?}");
+        assert!(!shown.contains("sk-"), "{shown}");
+        assert!(shown.contains("h/v1?key=[redacted]"), "{shown}");
+    }
 
     #[test]
     fn kinds_round_trip_through_their_names() {

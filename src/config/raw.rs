@@ -34,6 +34,8 @@ pub(crate) struct RawConfig {
     pub http: RawHttp,
     pub agent: RawAgent,
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    pub sandbox: RawSandbox,
+    pub shell: RawShell,
     pub permissions: RawPermissions,
     /// One line per ignored key, naming file, line and column.
     #[serde(skip)]
@@ -113,6 +115,27 @@ pub(crate) struct RawAgent {
     pub max_steps: Option<u32>,
     pub retries: Option<u32>,
 }
+
+/// The `[sandbox]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RawSandbox {
+    #[serde(deserialize_with = "sandbox_mode")]
+    pub mode: Option<String>,
+    #[serde(deserialize_with = "absolute_paths")]
+    pub writable_roots: Option<Vec<String>>,
+    pub network: Option<bool>,
+}
+
+/// The `[shell]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RawShell {
+    pub env_passthrough: Option<Vec<String>>,
+}
+
+/// The sandbox modes `[sandbox] mode` and `--sandbox` accept.
+pub const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "off"];
 
 /// Parses the text of `file`. Fails on bad syntax, wrong value types and
 /// out-of-range values; unknown keys become `warnings`.
@@ -210,6 +233,28 @@ fn edit_format<'de, D: Deserializer<'de>>(de: D) -> Result<Option<String>, D::Er
             "must be \"patch\" or \"replace\", found \"{format}\""
         ))),
     }
+}
+
+fn sandbox_mode<'de, D: Deserializer<'de>>(de: D) -> Result<Option<String>, D::Error> {
+    let mode = String::deserialize(de)?;
+    if SANDBOX_MODES.contains(&mode.as_str()) {
+        Ok(Some(mode))
+    } else {
+        Err(D::Error::custom(format!(
+            "must be one of {}, found {mode:?}",
+            SANDBOX_MODES.join(", ")
+        )))
+    }
+}
+
+fn absolute_paths<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Vec<String>>, D::Error> {
+    let roots = Vec::<String>::deserialize(de)?;
+    if let Some(relative) = roots.iter().find(|r| !Path::new(r).is_absolute()) {
+        return Err(D::Error::custom(format!(
+            "must be absolute paths, found {relative:?}"
+        )));
+    }
+    Ok(Some(roots))
 }
 
 fn mode<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Mode>, D::Error> {

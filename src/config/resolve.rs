@@ -6,7 +6,7 @@
 //! provider (`provider = "openai"`, `model = "gpt-4.1"` in the file and
 //! `--provider anthropic` means Anthropic's default model, not `gpt-4.1`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window};
@@ -16,7 +16,7 @@ use super::providers::{
 use super::raw::{self, RawConfig};
 use super::{
     ConfigError, Env, Flags, PermissionSettings, ProviderKind, ProviderProfile, Resolution,
-    Settings, TuiSettings,
+    SandboxSettings, Settings, ShellSettings, TuiSettings,
 };
 use crate::permission::{Mode, RuleList, RuleSource};
 
@@ -164,6 +164,24 @@ pub fn resolve(
                 .tui
                 .tool_preview_lines
                 .unwrap_or(DEFAULT_TOOL_PREVIEW_LINES),
+        },
+        sandbox: SandboxSettings {
+            mode: raw
+                .sandbox
+                .mode
+                .clone()
+                .unwrap_or_else(|| SandboxSettings::default().mode),
+            writable_roots: raw
+                .sandbox
+                .writable_roots
+                .iter()
+                .flatten()
+                .map(PathBuf::from)
+                .collect(),
+            network: raw.sandbox.network.unwrap_or(false),
+        },
+        shell: ShellSettings {
+            env_passthrough: raw.shell.env_passthrough.clone().unwrap_or_default(),
         },
         permissions: PermissionSettings { mode, rules },
         edit_format,
@@ -354,14 +372,14 @@ fn choose(
     {
         return Ok(with_model(profile));
     }
-    if let Some(ollama) = find(OLLAMA) {
-        if let Some(first) = probe(&ollama.base_url) {
-            let model = named_model.map_or(first, str::to_string);
-            return Ok(Choice::Chosen {
-                profile: ollama,
-                model,
-            });
-        }
+    if let Some(ollama) = find(OLLAMA)
+        && let Some(first) = probe(&ollama.base_url)
+    {
+        let model = named_model.map_or(first, str::to_string);
+        return Ok(Choice::Chosen {
+            profile: ollama,
+            model,
+        });
     }
     let placeholder = find(KEYED_DEFAULT_ORDER[0])
         .or_else(|| providers.first().cloned())

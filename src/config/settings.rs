@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{ProviderProfile, Secret};
@@ -82,6 +83,34 @@ pub struct TuiSettings {
     pub tool_preview_lines: usize,
 }
 
+/// How commands are confined (`[sandbox]`, `--sandbox`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// `workspace-write` (default), `read-only` or `off`.
+    pub mode: String,
+    /// Extra absolute directories commands may write beneath.
+    pub writable_roots: Vec<PathBuf>,
+    /// Whether commands may use TCP.
+    pub network: bool,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        SandboxSettings {
+            mode: "workspace-write".into(),
+            writable_roots: Vec::new(),
+            network: false,
+        }
+    }
+}
+
+/// How commands run (`[shell]`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ShellSettings {
+    /// Variables passed to commands although their names look secret.
+    pub env_passthrough: Vec<String>,
+}
+
 /// Permission mode and rules, resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionSettings {
@@ -121,6 +150,10 @@ pub struct Settings {
     pub retries: u32,
     /// Front-end options.
     pub tui: TuiSettings,
+    /// The command sandbox.
+    pub sandbox: SandboxSettings,
+    /// Command environment.
+    pub shell: ShellSettings,
     /// The permission mode and rules.
     pub permissions: PermissionSettings,
     /// `[models.NAME] edit_format` of the model: `"patch"` or `"replace"`;
@@ -156,6 +189,13 @@ pub enum Resolution {
 impl Resolution {
     /// The settings, whether or not a model was found.
     pub fn settings(&self) -> &Settings {
+        match self {
+            Resolution::Ready(settings) | Resolution::NoModel { settings, .. } => settings,
+        }
+    }
+
+    /// The settings, for a flag applied after resolution (`--sandbox`).
+    pub fn settings_mut(&mut self) -> &mut Settings {
         match self {
             Resolution::Ready(settings) | Resolution::NoModel { settings, .. } => settings,
         }

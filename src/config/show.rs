@@ -55,6 +55,29 @@ pub fn show(settings: &Settings) -> String {
         &s.tui.tool_preview_lines.to_string(),
     );
 
+    out.push_str("\n[sandbox]\n");
+    line(&mut out, "mode", &quote(&s.sandbox.mode));
+    let roots: Vec<String> = s
+        .sandbox
+        .writable_roots
+        .iter()
+        .map(|r| quote(&r.display().to_string()))
+        .collect();
+    line(
+        &mut out,
+        "writable_roots",
+        &format!("[{}]", roots.join(", ")),
+    );
+    line(&mut out, "network", &s.sandbox.network.to_string());
+
+    out.push_str("\n[shell]\n");
+    let names: Vec<String> = s.shell.env_passthrough.iter().map(|n| quote(n)).collect();
+    line(
+        &mut out,
+        "env_passthrough",
+        &format!("[{}]", names.join(", ")),
+    );
+
     for profile in &s.providers {
         provider_section(&mut out, profile);
     }

@@ -126,17 +126,19 @@ fn slice_budget(limits: SummaryLimits) -> u64 {
 }
 
 /// The events rendered as XML, step by step, in slices of at most
-/// `budget` tokens each, oldest first; a step larger than a slice is
-/// shortened to fit one.
+/// `budget` tokens each, oldest first; a step larger than half a slice (the
+/// newest cold steps travel with their results whole) is shortened to that,
+/// so one long result does not cost a request of its own.
 fn slices(events: &[AgentEvent], budget: u64) -> Vec<String> {
+    let step_budget = (budget / 2).max(64);
     let mut out: Vec<String> = Vec::new();
     let mut current = String::new();
     let mut current_tokens = 0;
     for step in compress::steps(events) {
         let mut xml = events_to_xml_of(step.iter().copied());
         let mut tokens = estimate::text_tokens(&xml);
-        if tokens > budget {
-            xml = folded::shorten(&xml, budget);
+        if tokens > step_budget {
+            xml = folded::shorten(&xml, step_budget);
             tokens = estimate::text_tokens(&xml);
         }
         if current_tokens + tokens > budget && !current.is_empty() {

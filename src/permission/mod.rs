@@ -18,13 +18,15 @@
 //! it depends on nothing but `std`, `futures` and the gitignore matcher.
 
 mod approval;
+mod command;
 mod mode;
 mod permits;
 mod policy;
 mod rule;
 
 pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, Approver};
+pub use command::{CommandShape, Segment, analyse};
 pub use mode::{Mode, ParseModeError};
-pub use permits::{Denied, Permits};
+pub use permits::{Denied, Permits, session_rules};
 pub use policy::{Decision, GateRequest, Policy, SandboxState};
 pub use rule::{Rule, RuleError, RuleKind, RuleList, RuleSource};

@@ -6,9 +6,10 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use super::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use super::command::{Segment, analyse};
 use super::mode::Mode;
 use super::policy::{Decision, GateRequest, Policy};
-use super::rule::RuleSource;
+use super::rule::{Rule, RuleSource};
 
 /// A gated call that may not run; its message is the call's error result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,6 +30,9 @@ struct Inner {
     approver: Option<Arc<dyn Approver>>,
     /// Tools the user allowed for the rest of the session.
     session_tools: Mutex<BTreeSet<String>>,
+    /// Command prefixes the user allowed for the rest of the session
+    /// (`shell(cargo test *)`, source [`RuleSource::Session`]).
+    session_commands: Mutex<Vec<Rule>>,
 }
 
 impl fmt::Debug for Permits {
@@ -57,6 +61,7 @@ impl Permits {
                 policy,
                 approver,
                 session_tools: Mutex::new(BTreeSet::new()),
+                session_commands: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -74,6 +79,19 @@ impl Permits {
     /// Tools the user allowed for the rest of this session, sorted.
     pub fn session_tools(&self) -> Vec<String> {
         self.session_tools_guard().iter().cloned().collect()
+    }
+
+    /// Command rules the user allowed for the rest of this session.
+    pub fn session_commands(&self) -> Vec<Rule> {
+        self.session_commands_guard().clone()
+    }
+
+    fn session_commands_guard(&self) -> std::sync::MutexGuard<'_, Vec<Rule>> {
+        // A poisoned list is still a valid list of rules.
+        self.inner
+            .session_commands
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn session_tools_guard(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
@@ -119,7 +137,8 @@ impl Permits {
         gate: GateRequest,
         approval: ApprovalRequest,
     ) -> Result<(), Denied> {
-        let (decision, rule) = self.inner.policy.ruling(&gate);
+        let session = self.session_commands();
+        let (decision, rule) = self.inner.policy.ruling_with(&gate, &session);
         match decision {
             Decision::Allow => return Ok(()),
             Decision::Deny => {
@@ -139,7 +158,9 @@ impl Permits {
             Decision::Ask => {}
         }
         let asked_by_rule = rule.is_some();
-        if !asked_by_rule && self.session_tools_guard().contains(&approval.tool) {
+        // Commands are allowed for the session by prefix, never wholesale.
+        let is_shell = matches!(gate, GateRequest::Shell { .. });
+        if !is_shell && !asked_by_rule && self.session_tools_guard().contains(&approval.tool) {
             return Ok(());
         }
         let Some(approver) = self.inner.approver.clone() else {
@@ -155,7 +176,16 @@ impl Permits {
         match approver.approve(approval).await {
             ApprovalDecision::Approve => Ok(()),
             ApprovalDecision::ApproveForSession => {
-                self.session_tools_guard().insert(tool);
+                if is_shell {
+                    let mut commands = self.session_commands_guard();
+                    for rule in session_rules(&gate) {
+                        if !commands.contains(&rule) {
+                            commands.push(rule);
+                        }
+                    }
+                } else {
+                    self.session_tools_guard().insert(tool);
+                }
                 Ok(())
             }
             ApprovalDecision::Deny { reason } => Err(Denied {
@@ -166,6 +196,59 @@ impl Permits {
             }),
         }
     }
+}
+
+impl Permits {
+    /// Asks the user about `approval` whatever the rules say (a command that
+    /// failed inside the sandbox, offered to run again outside it). Denied
+    /// when nobody can be asked or the mode is read-only; "allow for the
+    /// session" counts for this call only.
+    pub async fn ask(&self, approval: ApprovalRequest) -> Result<(), Denied> {
+        if self.mode() == Mode::ReadOnly {
+            return Err(Denied {
+                message: "denied: the permission mode is read-only".into(),
+            });
+        }
+        let Some(approver) = self.inner.approver.clone() else {
+            return Err(Denied {
+                message: "nobody is here to approve it".into(),
+            });
+        };
+        match approver.approve(approval).await {
+            ApprovalDecision::Approve | ApprovalDecision::ApproveForSession => Ok(()),
+            ApprovalDecision::Deny { reason } => Err(Denied {
+                message: match reason.as_deref().map(str::trim) {
+                    Some(reason) if !reason.is_empty() => format!("denied by the user: {reason}"),
+                    _ => "denied by the user".to_string(),
+                },
+            }),
+        }
+    }
+}
+
+/// The `shell(prefix *)` rules "allow for the session" adds for a command:
+/// one per segment whose prefix is known.
+pub fn session_rules(gate: &GateRequest) -> Vec<Rule> {
+    let GateRequest::Shell {
+        command,
+        dir,
+        writable_roots,
+        ..
+    } = gate
+    else {
+        return Vec::new();
+    };
+    let roots: Vec<std::path::PathBuf> = writable_roots.iter().map(Into::into).collect();
+    let shape = analyse(command, std::path::Path::new(dir), &roots);
+    let mut rules: Vec<Rule> = Vec::new();
+    for prefix in shape.segments.iter().filter_map(Segment::session_prefix) {
+        if let Ok(rule) = Rule::parse(&format!("shell({prefix} *)"), RuleSource::Session)
+            && !rules.contains(&rule)
+        {
+            rules.push(rule);
+        }
+    }
+    rules
 }
 
 /// What the request touches, for messages.
@@ -306,6 +389,21 @@ mod tests {
         let (gate, req) = edit("a");
         let denied = permits.request(gate, req).await.unwrap_err();
         assert_eq!(denied.message, "denied by the user: use the other file");
+    }
+
+    #[tokio::test]
+    async fn describe_lists_the_mode_rules_sources_and_session_answers() {
+        let always = scripted(ApprovalDecision::ApproveForSession);
+        let permits = Permits::new(
+            policy(Mode::Ask, &["edit(src/**)"], &[], &["edit(.env*)"]),
+            Some(always),
+        );
+        let (gate, req) = edit("a");
+        permits.request(gate, req).await.unwrap();
+        assert_eq!(
+            permits.describe(),
+            "mode: ask\ndeny  edit(.env*)  (config.toml)\nallow edit(src/**)  (config.toml)\ndeny  edit(.git/)  (built in; an allow rule overrides it)\nallow edit  (this session: answered `a`)"
+        );
     }
 
     #[tokio::test]

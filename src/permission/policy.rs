@@ -1,7 +1,9 @@
 //! The policy: a mode plus rules, deciding each gated request.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
+use super::command::{CommandShape, analyse};
 use super::mode::Mode;
 use super::rule::{Rule, RuleList, RuleSource};
 
@@ -50,6 +52,11 @@ pub enum GateRequest {
         command: String,
         /// Where it runs, relative to the working directory.
         workdir: String,
+        /// Where it runs, absolute (redirect targets are resolved from here).
+        dir: String,
+        /// Absolute directories it may write beneath; a redirect elsewhere
+        /// is asked about.
+        writable_roots: Vec<String>,
         /// Whether it would run sandboxed.
         sandbox: SandboxState,
     },
@@ -103,6 +110,16 @@ impl Policy {
     /// What to do with `request`, and the rule that decided it (`None` when
     /// the mode did).
     pub fn ruling(&self, request: &GateRequest) -> (Decision, Option<&Rule>) {
+        self.ruling_with(request, &[])
+    }
+
+    /// [`Policy::ruling`] with this session's "allow for the session" shell
+    /// rules counted as allow rules.
+    pub fn ruling_with<'a>(
+        &'a self,
+        request: &GateRequest,
+        session: &'a [Rule],
+    ) -> (Decision, Option<&'a Rule>) {
         match request {
             GateRequest::Edit { paths } => {
                 let mut worst: Option<(Decision, Option<&Rule>)> = None;
@@ -114,19 +131,18 @@ impl Policy {
                 worst.unwrap_or((self.fallback(Decision::Ask), None))
             }
             GateRequest::Shell {
-                command, sandbox, ..
+                command,
+                dir,
+                writable_roots,
+                sandbox,
+                ..
             } => {
                 if self.mode == Mode::ReadOnly {
                     return (Decision::Deny, None);
                 }
-                if let Some((d, r)) = self.by_rules(|r| r.covers_command(command)) {
-                    return (d, Some(r));
-                }
-                let auto = match sandbox {
-                    SandboxState::Sandboxed => Decision::Allow,
-                    SandboxState::Unsandboxed => Decision::Ask,
-                };
-                (self.fallback(auto), None)
+                let roots: Vec<PathBuf> = writable_roots.iter().map(PathBuf::from).collect();
+                let shape = analyse(command, Path::new(dir), &roots);
+                self.shell_ruling(&shape, *sandbox, session)
             }
             GateRequest::Mcp {
                 server,
@@ -142,6 +158,65 @@ impl Policy {
                 (self.fallback(Decision::Ask), None)
             }
         }
+    }
+
+    /// A parsed command: a deny or ask rule on any segment decides; else it
+    /// is allowed when allow rules cover every segment and nothing in it
+    /// must always be asked about (substitution, eval, sh -c, redirects
+    /// outside); else the mode decides, `auto` allowing what stays in an
+    /// enforced sandbox.
+    fn shell_ruling<'a>(
+        &'a self,
+        shape: &CommandShape,
+        sandbox: SandboxState,
+        session: &'a [Rule],
+    ) -> (Decision, Option<&'a Rule>) {
+        for (decision, list) in [
+            (Decision::Deny, &self.rules.deny),
+            (Decision::Ask, &self.rules.ask),
+        ] {
+            let hit = shape
+                .segments
+                .iter()
+                .find_map(|seg| list.iter().find(|r| r.covers_segment(seg)));
+            if let Some(rule) = hit {
+                return (decision, Some(rule));
+            }
+        }
+        let contained = sandbox == SandboxState::Sandboxed && !shape.writes_outside;
+        if !shape.always_ask.is_empty() {
+            // No allow rule lets these through; only the mode can.
+            return (
+                self.fallback(if contained {
+                    Decision::Allow
+                } else {
+                    Decision::Ask
+                }),
+                None,
+            );
+        }
+        if !shape.segments.is_empty() {
+            let allowed: Option<Vec<&Rule>> = shape
+                .segments
+                .iter()
+                .map(|seg| {
+                    self.rules
+                        .allow
+                        .iter()
+                        .chain(session)
+                        .find(|r| r.covers_segment(seg))
+                })
+                .collect();
+            if let Some(rules) = allowed {
+                return (Decision::Allow, rules.first().copied());
+            }
+        }
+        let auto = if contained {
+            Decision::Allow
+        } else {
+            Decision::Ask
+        };
+        (self.fallback(auto), None)
     }
 
     fn edit_ruling(&self, path: &str) -> (Decision, Option<&Rule>) {
@@ -280,6 +355,8 @@ mod tests {
         let shell = |command: &str, sandbox| GateRequest::Shell {
             command: command.into(),
             workdir: ".".into(),
+            dir: "/p".into(),
+            writable_roots: vec!["/p".into()],
             sandbox,
         };
         let p = policy(Mode::Auto, &["shell(cargo test *)"], &[], &["shell(rm *)"]);

@@ -5,6 +5,8 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use globset::GlobMatcher;
+
+use super::command::Segment;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 /// Where a rule came from, for `/permissions`.
@@ -196,6 +198,31 @@ impl Rule {
         } else {
             words == wanted
         }
+    }
+
+    /// Whether this is a `shell` rule covering one simple command of a
+    /// parsed command line: its leading words equal the pattern's (then any
+    /// further words with a final `*`, exactly these words without). A
+    /// computed word (`$X`) among the pattern's words matches nothing.
+    pub fn covers_segment(&self, segment: &Segment) -> bool {
+        let RuleKind::Shell(pattern) = &self.kind else {
+            return false;
+        };
+        let mut wanted: Vec<&str> = pattern.split(' ').collect();
+        let open_ended = wanted.last() == Some(&"*");
+        if open_ended {
+            wanted.pop();
+        }
+        let words = &segment.words;
+        let fits = if open_ended {
+            words.len() >= wanted.len()
+        } else {
+            words.len() == wanted.len()
+        };
+        fits && wanted
+            .iter()
+            .zip(words)
+            .all(|(want, word)| word.as_deref() == Some(*want))
     }
 
     /// Whether this is an `mcp` rule covering `server.tool`.

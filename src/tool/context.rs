@@ -1,6 +1,8 @@
 //! The per-call context a tool runs in.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
@@ -36,6 +38,9 @@ pub struct ToolContext {
     /// Where writing tools store prior contents for undo; `None` keeps no
     /// undo information.
     pub journal: Option<Journal>,
+    /// Where the call shows live output while it runs; `None` when nobody
+    /// watches.
+    pub progress: Option<ToolProgress>,
 }
 
 impl ToolContext {
@@ -58,6 +63,47 @@ impl ToolContext {
             call_id: String::new(),
             seen: SeenFiles::default(),
             journal: None,
+            progress: None,
         }
+    }
+}
+
+/// What receives one call's live output: the call id and the text to show
+/// now (it replaces the previous text).
+pub type ProgressSink = Arc<dyn Fn(&str, String) + Send + Sync>;
+
+/// A running call's live-output channel. Updates are transient: shown to
+/// the user, never logged, never sent to the model.
+#[derive(Clone)]
+pub struct ToolProgress {
+    call_id: Arc<str>,
+    sink: ProgressSink,
+}
+
+impl ToolProgress {
+    /// Live output of call `call_id`, delivered to `sink`.
+    pub fn new(call_id: &str, sink: ProgressSink) -> Self {
+        Self {
+            call_id: call_id.into(),
+            sink,
+        }
+    }
+
+    /// The call this progress belongs to.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// Shows `text` as the call's live output (replacing what was shown).
+    pub fn update(&self, text: String) {
+        (self.sink)(&self.call_id, text);
+    }
+}
+
+impl fmt::Debug for ToolProgress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolProgress")
+            .field("call_id", &self.call_id)
+            .finish_non_exhaustive()
     }
 }

@@ -33,7 +33,7 @@ use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-pub use context::ToolContext;
+pub use context::{ProgressSink, ToolContext, ToolProgress};
 pub use definition::ToolDefinition;
 pub use registry::{RegisterError, ToolRegistry};
 

@@ -226,6 +226,14 @@ impl App {
         self.job.is_some() || self.awaiting > 0
     }
 
+    /// Whether one of the user's own commands (`!CMD`) is running (Esc
+    /// stops it).
+    pub fn user_command_running(&self) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.pane.call.name == "!" && t.pane.outcome.is_none())
+    }
+
     /// The session's tokens so far.
     pub fn tokens(&self) -> TokenTotals {
         self.tokens
@@ -351,8 +359,9 @@ impl App {
             }
             AgentEvent::OutputDelta { text, meta } => {
                 self.collapse_thought(meta);
+                let width = self.width;
                 let live = self.output.get_or_insert_with(|| LiveOutput {
-                    stream: MarkdownStream::new(),
+                    stream: MarkdownStream::for_width(width),
                     committed_any: false,
                 });
                 let lines = live.stream.push(&text);
@@ -370,7 +379,7 @@ impl App {
                         self.finish_output();
                     }
                     None => {
-                        let lines = MarkdownStream::render_all(&text);
+                        let lines = MarkdownStream::render_all_for(&text, self.width);
                         let lines = output_cell::wrap(lines, self.width);
                         self.commit_cell(lines);
                     }
@@ -516,7 +525,7 @@ impl App {
         }
     }
 
-    fn commit_finished_tools(&mut self) {
+    pub(crate) fn commit_finished_tools(&mut self) {
         while self.tools.first().is_some_and(|t| t.pane.outcome.is_some()) {
             let tool = self.tools.remove(0);
             let lines = tool

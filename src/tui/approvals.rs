@@ -61,3 +61,91 @@ impl App {
         self.approvals.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+    use super::*;
+    use crate::protocol::{AgentEvent, Meta, StopCause, ToolCall};
+    use crate::tui::app::AppMsg;
+    use crate::tui::bridge::{TuiOptions, UiInput};
+
+    fn prompt(id: u64, call_id: &str, tool: &str) -> UiInput {
+        UiInput::Approval(ApprovalPrompt {
+            id,
+            call_id: call_id.into(),
+            tool: tool.into(),
+            title: format!("{tool} {call_id}"),
+            diff: "+x\n".into(),
+        })
+    }
+
+    fn press(app: &mut App, c: char) {
+        let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        app.update(AppMsg::Terminal(Event::Key(key)));
+    }
+
+    fn app_with_calls(ids: &[&str]) -> App {
+        let mut app = App::new(TuiOptions::default(), 80, 24, Instant::now(), 0);
+        let calls = ids
+            .iter()
+            .map(|id| ToolCall {
+                id: (*id).into(),
+                name: "edit".into(),
+                args: serde_json::json!({"path": "a"}),
+            })
+            .collect();
+        let meta = Meta { turn: 1, step: 1 };
+        app.update(AppMsg::Input(UiInput::Event(AgentEvent::ToolCalls {
+            calls,
+            meta,
+        })));
+        app
+    }
+
+    #[test]
+    fn prompts_queue_in_call_order_and_a_answers_the_same_tool() {
+        let mut app = app_with_calls(&["c1", "c2", "c3"]);
+        app.update(AppMsg::Input(prompt(30, "c3", "edit")));
+        app.update(AppMsg::Input(prompt(10, "c1", "edit")));
+        app.update(AppMsg::Input(prompt(20, "c2", "write")));
+        let order: Vec<u64> = app.approvals.iter().map(|v| v.prompt.id).collect();
+        assert_eq!(order, [10, 20, 30]);
+        press(&mut app, 'y');
+        assert_eq!(
+            app.take_ops(),
+            [Op::Approval {
+                id: 10,
+                answer: ApprovalAnswer::Approve
+            }]
+        );
+        press(&mut app, 'a');
+        assert_eq!(
+            app.take_ops(),
+            [Op::Approval {
+                id: 20,
+                answer: ApprovalAnswer::ApproveForSession
+            }]
+        );
+        assert_eq!(app.approvals.len(), 1, "another tool's prompt stays");
+    }
+
+    #[test]
+    fn the_end_of_a_turn_drops_what_was_pending() {
+        let mut app = app_with_calls(&["c1"]);
+        app.update(AppMsg::Input(prompt(1, "c1", "edit")));
+        assert!(app.approval_open());
+        let stop = AgentEvent::AgentStop {
+            cause: StopCause::User,
+            message: "interrupted by user".into(),
+            meta: Meta { turn: 1, step: 1 },
+        };
+        app.update(AppMsg::Input(UiInput::Event(stop)));
+        assert!(!app.approval_open());
+        press(&mut app, 'y');
+        assert!(app.take_ops().is_empty(), "keys go back to the composer");
+    }
+}

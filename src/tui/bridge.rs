@@ -44,6 +44,13 @@ pub enum Op {
     Export(Option<PathBuf>),
     /// Ask for a typed report (answered by [`UiInput::Report`]).
     Report(ReportKind),
+    /// Run the user's own command (`!CMD`): no approval, output in a pane,
+    /// command and output added to the next prompt.
+    UserShell(String),
+    /// List background jobs (answered with a notice).
+    Jobs,
+    /// End a background job (answered with a notice).
+    KillJob(String),
     /// The user's answer to [`UiInput::Approval`] number `id`.
     Approval {
         /// The prompt's id.
@@ -130,6 +137,32 @@ pub enum UiInput {
         /// The text (may span lines).
         text: String,
     },
+    /// The user's own command (`!CMD`) started; its pane opens. Live output
+    /// follows as [`UiInput::ToolOutput`] with the same id.
+    UserShellStarted {
+        /// The pane's id.
+        id: String,
+        /// The command line.
+        command: String,
+    },
+    /// The user's own command ended.
+    UserShellDone {
+        /// The pane's id.
+        id: String,
+        /// Status line and output, as the model will see them.
+        result: String,
+        /// Whether it failed.
+        is_error: bool,
+    },
+    /// A running tool call's live output (its last lines), replacing what
+    /// its pane showed before.
+    ToolOutput {
+        /// The call.
+        call_id: String,
+        /// What to show.
+        text: String,
+    },
+    /// Answer to [`Op::ListSessions`]: opens the resume picker.
     /// A prompt could not even be queued (no model, bad configuration, no
     /// session); it goes back into the composer and the reason is shown.
     PromptRejected {
@@ -192,6 +225,11 @@ pub struct RuntimeStatus {
     /// The permission mode (`read-only`, `ask`, `auto`, `full`); empty when
     /// unknown.
     pub permission_mode: String,
+    /// How commands run, e.g. `sandboxed`, `NOT sandboxed`, `no sandbox`
+    /// (empty: no shell tools).
+    pub sandbox: String,
+    /// Whether that is a warning (the sandbox is missing or partial).
+    pub sandbox_warning: bool,
 }
 
 /// One row of the resume picker.

@@ -39,13 +39,15 @@ pub enum SlashCommand {
     Title,
     /// `/export [FILE]`: markdown transcript.
     Export,
+    /// `/jobs [kill ID]`: background jobs, or end one.
+    Jobs,
     /// `/quit` (alias `/exit`).
     Quit,
 }
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 15] = [
+    pub const ALL: [SlashCommand; 16] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -60,6 +62,7 @@ impl SlashCommand {
         Self::Permissions,
         Self::Title,
         Self::Export,
+        Self::Jobs,
         Self::Quit,
     ];
 
@@ -80,6 +83,7 @@ impl SlashCommand {
             Self::Permissions => "permissions",
             Self::Title => "title",
             Self::Export => "export",
+            Self::Jobs => "jobs",
             Self::Quit => "quit",
         }
     }
@@ -100,6 +104,7 @@ impl SlashCommand {
             Self::Model => "[NAME]",
             Self::Title => "TEXT",
             Self::Export => "[FILE]",
+            Self::Jobs => "[kill ID]",
             _ => "",
         }
     }
@@ -126,6 +131,7 @@ impl SlashCommand {
             Self::Permissions => "permission mode and rules in force",
             Self::Title => "rename this session",
             Self::Export => "write the transcript as markdown",
+            Self::Jobs => "background jobs, or end one (kill ID)",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -171,6 +177,14 @@ impl SlashCommand {
             }
             Self::Title => Op::SetTitle(arg.to_string()),
             Self::Export => Op::Export((!arg.is_empty()).then(|| PathBuf::from(arg))),
+            Self::Jobs if arg.is_empty() => Op::Jobs,
+            Self::Jobs => match arg.split_once(char::is_whitespace) {
+                Some(("kill", id)) if !id.trim().is_empty() => Op::KillJob(id.trim().to_string()),
+                _ => {
+                    app.notice(NoticeLevel::Warn, "usage: /jobs, or /jobs kill ID");
+                    return;
+                }
+            },
             Self::Quit => {
                 app.request_quit();
                 return;
@@ -205,6 +219,7 @@ pub fn help_text() -> String {
     out.push_str(
         "keys:\n  Enter send · Ctrl+J or Alt+Enter newline · Up/Down history \
          (Up on an empty composer edits the last queued prompt)\n  \
+         !CMD runs CMD yourself (no approval; command and output go to the model)\n  \
          Esc interrupt / close a popup · Ctrl+C interrupt, clear, quit on a second press · \
          Ctrl+D quit · Ctrl+T transcript\n  \
          editing: Ctrl+A/E line start/end · Ctrl+B/F, Alt+B/F, Ctrl/Alt+Left/Right move · \

@@ -1,13 +1,14 @@
 //! How the [`App`] follows the runtime: every [`UiInput`], and above all
 //! the job updates that are its only source of running / idle / queued.
 
-use super::app::{App, Popup};
+use super::app::{App, LiveTool, Popup};
 use super::bridge::{NoticeLevel, Report, UiInput};
 use super::view::model_picker::ModelPicker;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::Activity;
+use super::view::tool_pane::ToolPane;
 use super::view::{sessions_report, skills_report, status_report, tools_report};
-use crate::protocol::{JobId, JobKind, JobUpdate, StopCause};
+use crate::protocol::{JobId, JobKind, JobUpdate, StopCause, ToolCall, ToolOutcome};
 
 impl App {
     pub(crate) fn on_input(&mut self, input: UiInput) {
@@ -42,6 +43,47 @@ impl App {
                 self.notice(NoticeLevel::Warn, text);
             }
             UiInput::Notice { level, text } => self.notice(level, &text),
+            UiInput::UserShellStarted { id, command } => {
+                let call = ToolCall {
+                    id,
+                    name: "!".into(),
+                    args: serde_json::json!({ "command": command }),
+                };
+                self.tools.push(LiveTool {
+                    pane: ToolPane::new(call),
+                    started: Some(self.now),
+                });
+            }
+            UiInput::UserShellDone {
+                id,
+                result,
+                is_error,
+            } => {
+                let now = self.now;
+                if let Some(tool) = self
+                    .tools
+                    .iter_mut()
+                    .find(|t| t.pane.call.id == id && t.pane.outcome.is_none())
+                {
+                    tool.pane.took = tool.started.map(|s| now.saturating_duration_since(s));
+                    tool.pane.outcome = Some(ToolOutcome {
+                        id,
+                        name: "!".into(),
+                        result,
+                        is_error,
+                    });
+                }
+                self.commit_finished_tools();
+            }
+            UiInput::ToolOutput { call_id, text } => {
+                if let Some(tool) = self
+                    .tools
+                    .iter_mut()
+                    .find(|t| t.pane.call.id == call_id && t.pane.outcome.is_none())
+                {
+                    tool.pane.live = Some(text);
+                }
+            }
             UiInput::PromptRejected { text, reason } => {
                 self.awaiting = self.awaiting.saturating_sub(1);
                 self.notice(NoticeLevel::Error, &reason);

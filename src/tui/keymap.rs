@@ -113,7 +113,7 @@ impl App {
             // A popup closes alone; the text stays.
             Action::Escape if !slash.is_empty() => self.slash_open = false,
             Action::Escape => {
-                if self.is_busy() {
+                if self.is_busy() || self.user_command_running() {
                     self.ops.push(Op::Interrupt);
                 }
             }
@@ -249,6 +249,10 @@ impl App {
         self.slash_selected = 0;
         if let Some(command) = text.strip_prefix('/') {
             super::commands::run(self, command);
+        } else if let Some(command) = text.strip_prefix('!') {
+            if !command.trim().is_empty() {
+                self.ops.push(Op::UserShell(command.trim().to_string()));
+            }
         } else {
             self.send_prompt(text);
         }

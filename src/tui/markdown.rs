@@ -13,6 +13,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::highlight::CodeHighlighter;
+use super::table::{self, Table};
 use super::wrap::display_width;
 
 /// The lines of a rendered block and how many of them are final.
@@ -23,11 +24,56 @@ pub struct RenderedBlock {
     /// Lines from this index on may still change when more text arrives
     /// (a trailing table, whose column widths depend on rows to come).
     pub stable_until: usize,
+    /// What the last line is, which says whether the text after it may be
+    /// rendered on its own (see [`Tail`]).
+    pub tail: Tail,
+}
+
+/// What the last line of a rendered block is. After a top-level paragraph
+/// line, a heading or a one-line top-level list item, the next unindented
+/// line renders the same alone as in context (given the right [`Lead`]),
+/// which is what lets a streamed answer be rendered line by line instead of
+/// re-rendering a growing block on every line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tail {
+    /// A line of a top-level paragraph.
+    Paragraph,
+    /// A heading.
+    Heading,
+    /// The only line of a top-level list item.
+    ListItem,
+    /// Anything else (nested lists, quotes, tables, code, nothing).
+    #[default]
+    Other,
+}
+
+/// What separates a block rendered on its own from the text before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lead {
+    /// Nothing (the block continues a list, or starts the text).
+    #[default]
+    None,
+    /// A blank line before its first block (it follows a heading).
+    Gap,
+    /// A blank line unless it starts with a paragraph (it follows a
+    /// paragraph line, which a new paragraph line simply continues).
+    GapUnlessParagraph,
 }
 
 /// Renders markdown text into logical lines.
 pub fn render_block(text: &str) -> RenderedBlock {
-    let mut r = Renderer::default();
+    render_block_for(text, Lead::None, usize::MAX)
+}
+
+/// Renders markdown text that follows other, already rendered text, for
+/// `width` columns (only tables depend on the width; other lines are
+/// wrapped later).
+pub fn render_block_for(text: &str, lead: Lead, width: usize) -> RenderedBlock {
+    let mut r = Renderer {
+        lead,
+        width,
+        ..Renderer::default()
+    };
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     for event in Parser::new_ext(text, options) {
@@ -38,13 +84,13 @@ pub fn render_block(text: &str) -> RenderedBlock {
     RenderedBlock {
         lines: r.lines,
         stable_until,
+        tail: r.tail,
     }
 }
 
 #[derive(Default)]
 struct TableBuild {
-    rows: Vec<Vec<String>>,
-    head_rows: usize,
+    table: Table,
     in_head: bool,
 }
 
@@ -63,6 +109,10 @@ struct Renderer {
     code: Option<CodeHighlighter>,
     table: Option<TableBuild>,
     trailing_table: Option<usize>,
+    lead: Lead,
+    heading: bool,
+    tail: Tail,
+    width: usize,
 }
 
 impl Renderer {
@@ -73,6 +123,11 @@ impl Renderer {
     fn push_style(&mut self, patch: Style) {
         let next = self.style().patch(patch);
         self.styles.push(next);
+    }
+
+    /// Columns the quote and list prefixes take.
+    fn prefix_width(&self) -> usize {
+        self.quote * 2 + self.item_widths.iter().sum::<usize>()
     }
 
     fn top_level(&self) -> bool {
@@ -104,9 +159,20 @@ impl Renderer {
     }
 
     fn open_block(&mut self) {
-        if self.gap && !self.lines.is_empty() {
+        self.open(false);
+    }
+
+    fn open(&mut self, paragraph: bool) {
+        let lead = self.lines.is_empty()
+            && match self.lead {
+                Lead::None => false,
+                Lead::Gap => true,
+                Lead::GapUnlessParagraph => !paragraph,
+            };
+        if (self.gap && !self.lines.is_empty()) || lead {
             self.emit(Line::default());
         }
+        self.lead = Lead::None;
         self.gap = false;
     }
 
@@ -119,6 +185,7 @@ impl Renderer {
 
     fn emit(&mut self, line: Line<'static>) {
         self.trailing_table = None;
+        self.tail = Tail::Other;
         self.lines.push(line);
     }
 
@@ -126,14 +193,27 @@ impl Renderer {
         if self.spans.is_empty() && self.marker.is_none() {
             return;
         }
+        let first_of_item = self.marker.is_some();
+        let tail = if self.table.is_some() || self.code.is_some() || self.quote > 0 {
+            Tail::Other
+        } else if self.heading {
+            Tail::Heading
+        } else if self.lists.is_empty() {
+            Tail::Paragraph
+        } else if self.lists.len() == 1 && first_of_item {
+            Tail::ListItem
+        } else {
+            Tail::Other
+        };
         let mut spans = self.prefix();
         spans.append(&mut self.spans);
         self.emit(Line::from(spans));
+        self.tail = tail;
     }
 
     fn text(&mut self, text: &str) {
         if let Some(table) = self.table.as_mut() {
-            if let Some(cell) = table.rows.last_mut().and_then(|r| r.last_mut()) {
+            if let Some(cell) = table.table.rows.last_mut().and_then(|r| r.last_mut()) {
                 cell.push_str(text);
             }
             return;
@@ -203,9 +283,10 @@ impl Renderer {
 
     fn start(&mut self, tag: Tag<'_>) {
         match tag {
-            Tag::Paragraph if self.lists.is_empty() => self.open_block(),
+            Tag::Paragraph if self.lists.is_empty() => self.open(true),
             Tag::Heading { level, .. } => {
                 self.open_block();
+                self.heading = true;
                 let style = match level {
                     HeadingLevel::H1 => Style::new()
                         .fg(Color::Magenta)
@@ -278,16 +359,16 @@ impl Renderer {
             Tag::TableHead => {
                 if let Some(t) = self.table.as_mut() {
                     t.in_head = true;
-                    t.rows.push(Vec::new());
+                    t.table.rows.push(Vec::new());
                 }
             }
             Tag::TableRow => {
                 if let Some(t) = self.table.as_mut() {
-                    t.rows.push(Vec::new());
+                    t.table.rows.push(Vec::new());
                 }
             }
             Tag::TableCell => {
-                if let Some(row) = self.table.as_mut().and_then(|t| t.rows.last_mut()) {
+                if let Some(row) = self.table.as_mut().and_then(|t| t.table.rows.last_mut()) {
                     row.push(String::new());
                 }
             }
@@ -306,6 +387,7 @@ impl Renderer {
             TagEnd::Heading(_) => {
                 self.styles.pop();
                 self.close_block();
+                self.heading = false;
             }
             TagEnd::BlockQuote(_) => {
                 self.flush();
@@ -349,18 +431,20 @@ impl Renderer {
             TagEnd::TableHead => {
                 if let Some(t) = self.table.as_mut() {
                     t.in_head = false;
-                    t.head_rows = t.rows.len();
+                    t.table.head_rows = t.table.rows.len();
                 }
             }
             TagEnd::Table => {
-                if let Some(table) = self.table.take() {
+                if let Some(build) = self.table.take() {
                     let start = self.lines.len();
-                    for line in layout_table(&table) {
+                    let room = self.width.saturating_sub(self.prefix_width());
+                    for line in table::layout(&build.table, room) {
                         let mut spans = self.prefix();
                         spans.extend(line.spans);
                         self.lines.push(Line::from(spans));
                     }
                     self.trailing_table = Some(start);
+                    self.tail = Tail::Other;
                 }
                 if self.top_level() {
                     self.gap = true;
@@ -369,40 +453,6 @@ impl Renderer {
             _ => {}
         }
     }
-}
-
-fn layout_table(table: &TableBuild) -> Vec<Line<'static>> {
-    let columns = table.rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut widths = vec![0; columns];
-    for row in &table.rows {
-        for (i, cell) in row.iter().enumerate() {
-            widths[i] = widths[i].max(display_width(cell.trim()));
-        }
-    }
-    let border = Style::new().fg(Color::DarkGray);
-    let mut out = Vec::new();
-    for (r, row) in table.rows.iter().enumerate() {
-        let mut spans = Vec::new();
-        for (i, width) in widths.iter().enumerate() {
-            if i > 0 {
-                spans.push(Span::styled(" │ ", border));
-            }
-            let cell = row.get(i).map(|c| c.trim()).unwrap_or("");
-            let pad = width.saturating_sub(display_width(cell));
-            let style = if r < table.head_rows {
-                Style::new().add_modifier(Modifier::BOLD)
-            } else {
-                Style::new()
-            };
-            spans.push(Span::styled(format!("{cell}{}", " ".repeat(pad)), style));
-        }
-        out.push(Line::from(spans));
-        if r + 1 == table.head_rows {
-            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-            out.push(Line::from(Span::styled(rule.join("─┼─"), border)));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -8,14 +8,18 @@
 //!   queued).
 //! - [`keymap`]: key presses to actions; [`commands`]: the slash commands
 //!   ([`commands::SlashCommand`]); [`reports`]: typed command answers.
-//! - [`stream`], [`markdown`], [`highlight`], [`wrap`]: turning text into
-//!   styled, wrapped lines (streamed answers commit in complete lines).
+//! - [`stream`], [`markdown`], [`table`], [`highlight`], [`wrap`]: turning
+//!   text into styled, wrapped lines (streamed answers commit in complete
+//!   lines, each rendered once).
 //! - [`view`]: one file per widget; [`view::live::render`] draws the live
 //!   area as a pure function of the App.
 //! - [`transcript`]: the Ctrl+T overlay; `approvals.rs` the queue of
 //!   changes waiting for approval, shown by [`view::approval`].
 //! - [`runner`]: the generic [`runner::Screen`] and the select loop;
-//!   [`terminal`]: raw mode, restore, panic hook, terminal controls.
+//!   [`inline_terminal`]: our inline terminal (live area below the
+//!   scrollback, positioned without cursor queries, redrawn on resize);
+//!   [`terminal`]: raw mode, restore, panic hook.
+//! - [`width`]: the one grapheme-width computation every part uses.
 //!
 //! Architecture invariant: the UI talks to the runtime only through the
 //! two channels given to [`run`]; it uses `crate::protocol` and nothing
@@ -27,20 +31,22 @@ pub mod bridge;
 pub mod commands;
 mod follow;
 pub mod highlight;
+pub mod inline_terminal;
 pub mod keymap;
 pub mod markdown;
 pub mod reports;
 pub mod runner;
 pub mod stream;
+pub mod table;
 pub mod terminal;
 pub mod transcript;
 pub mod view;
+pub mod width;
 pub mod wrap;
 
 use std::time::Instant;
 
 use crossterm::event::EventStream;
-use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
@@ -74,7 +80,7 @@ pub async fn run(
     };
     let guard = terminal::TerminalGuard::enter()?;
     let (width, height) = crossterm::terminal::size()?;
-    let mut screen = runner::Screen::new(CrosstermBackend::new(std::io::stdout()))?;
+    let mut screen = runner::Screen::new(inline_terminal::Stdout::new())?;
     let mut app = App::new(opts, width, height, Instant::now(), now_millis());
     let signalled = std::cell::Cell::new(None);
     let shutdown = async {

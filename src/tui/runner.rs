@@ -1,10 +1,10 @@
 //! The run loop and the screen it draws on.
 //!
-//! [`Screen`] owns a ratatui `Terminal` with an inline viewport over any
-//! backend (a real terminal, or `TestBackend` in tests). A draw first
-//! writes newly committed lines into scrollback with `insert_before`, then
-//! redraws the live area, all inside one synchronized update. While the
-//! transcript is open it paints the alternate screen instead.
+//! [`Screen`] owns our [`InlineTerminal`] over any [`Surface`] (stdout, or
+//! an emulated screen in tests). A draw first writes newly committed lines
+//! into scrollback, then redraws the live area, all inside one synchronized
+//! update. While the transcript is open it paints the alternate screen
+//! instead.
 //!
 //! [`run_loop`] is the single UI task: it `select!`s over terminal events,
 //! runtime inputs, a shutdown future and a frame timer, drains whatever is
@@ -17,16 +17,13 @@ use std::time::{Duration, Instant};
 use std::task::Poll;
 
 use futures::{Stream, StreamExt, future};
-use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Position, Rect};
-use ratatui::widgets::{Paragraph, Widget};
-use ratatui::{Terminal, TerminalOptions, Viewport};
+use ratatui::layout::Rect;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::app::{App, AppMsg};
 use super::bridge::{Op, UiInput};
-use super::terminal::TerminalControl;
+use super::inline_terminal::{InlineTerminal, Surface};
 use super::view::live;
 use crate::protocol::{AgentEvent, now_millis};
 
@@ -34,103 +31,66 @@ use crate::protocol::{AgentEvent, now_millis};
 pub const FRAME: Duration = Duration::from_millis(16);
 /// Redraw cadence while only the spinner and elapsed time move.
 const ANIMATION: Duration = Duration::from_millis(100);
-/// Most lines handed to one `insert_before` call.
-const INSERT_CHUNK: usize = 256;
+/// Longest the loop spends applying queued runtime inputs before it looks
+/// at the keyboard and the clock again.
+const DRAIN_BUDGET: Duration = Duration::from_millis(4);
 
-fn io_err<E: std::error::Error + Send + Sync + 'static>(e: E) -> io::Error {
-    io::Error::other(e)
+/// The terminal the UI draws on: the live area of an [`InlineTerminal`],
+/// or the transcript overlay on the alternate screen.
+pub struct Screen<S: Surface> {
+    terminal: InlineTerminal<S>,
 }
 
-/// The terminal the UI draws on.
-pub struct Screen<B: Backend + TerminalControl> {
-    terminal: Terminal<B>,
-    alt: Option<Buffer>,
-}
-
-impl<B> Screen<B>
-where
-    B: Backend + TerminalControl,
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
-    /// An inline viewport sized for the backend's screen.
-    pub fn new(backend: B) -> io::Result<Self> {
-        let size = backend.size().map_err(io_err)?;
-        let viewport = Viewport::Inline(live::viewport_height(size.height));
-        let terminal =
-            Terminal::with_options(backend, TerminalOptions { viewport }).map_err(io_err)?;
+impl<S: Surface> Screen<S> {
+    /// A screen whose live area starts on the cursor's current row.
+    pub fn new(surface: S) -> io::Result<Self> {
         Ok(Self {
-            terminal,
-            alt: None,
+            terminal: InlineTerminal::new(surface)?,
         })
     }
 
-    /// The backend (tests read the `TestBackend` buffer through this).
-    pub fn backend(&self) -> &B {
-        self.terminal.backend()
+    /// The surface (tests read their emulated screen through this).
+    pub fn surface(&self) -> &S {
+        self.terminal.surface()
+    }
+
+    /// The surface, mutably (tests resize their emulated screen).
+    pub fn surface_mut(&mut self) -> &mut S {
+        self.terminal.surface_mut()
     }
 
     /// Draws the app: scrollback inserts and the live area, or the
-    /// transcript overlay when it is open.
+    /// transcript overlay when it is open. A screen size the app has not
+    /// been told about yet (the resize event is still queued) is applied
+    /// first, so nothing is drawn for a width the terminal no longer has.
     pub fn draw(&mut self, app: &mut App) -> io::Result<()> {
-        if let Some(overlay) = app.overlay.as_ref() {
-            let size = self.terminal.size().map_err(io_err)?;
-            let area = Rect::new(0, 0, size.width, size.height);
-            let backend = self.terminal.backend_mut();
-            let mut prev = match self.alt.take() {
-                Some(prev) if prev.area == area => prev,
-                _ => {
-                    backend.enter_alt_screen()?;
-                    // Clears the alternate screen only; the main screen and
-                    // its scrollback are untouched.
-                    backend
-                        .clear_region(ratatui::backend::ClearType::All)
-                        .map_err(io_err)?;
-                    Buffer::empty(area)
-                }
-            };
+        let (width, height) = self.terminal.screen_size()?;
+        if (width.max(10), height) != (app.width, app.height) {
+            app.update(AppMsg::Terminal(crossterm::event::Event::Resize(
+                width, height,
+            )));
+        }
+        if let Some(overlay) = app.overlay.as_mut() {
+            let live = app.output.as_ref().map(|o| o.stream.received());
+            overlay.follow(&app.transcript, live);
+            let area = Rect::new(0, 0, width, height);
             let mut next = Buffer::empty(area);
             overlay.render(area, &mut next);
-            backend.begin_update()?;
-            backend.draw(prev.diff(&next).into_iter()).map_err(io_err)?;
-            backend.hide_cursor().map_err(io_err)?;
-            backend.end_update()?;
-            prev = next;
-            self.alt = Some(prev);
+            self.terminal.draw_overlay(&next)?;
             app.mark_drawn();
             return Ok(());
         }
-        if self.alt.take().is_some() {
-            self.terminal.backend_mut().leave_alt_screen()?;
-        }
-        self.terminal.backend_mut().begin_update()?;
         let committed = app.take_committed();
-        for chunk in committed.chunks(INSERT_CHUNK) {
-            self.terminal
-                .insert_before(chunk.len() as u16, |buf| {
-                    Paragraph::new(chunk.to_vec()).render(buf.area, buf);
-                })
-                .map_err(io_err)?;
-        }
-        self.terminal
-            .draw(|frame| live::render(app, frame))
-            .map_err(io_err)?;
-        self.terminal.backend_mut().end_update()?;
+        let live = live::render(app, width, height);
+        self.terminal.draw(&committed, &live)?;
         app.mark_drawn();
         Ok(())
     }
 
-    /// Blanks the live area and leaves the cursor at its top, so the shell
+    /// Erases the live area and leaves the cursor at its top, so the shell
     /// continues right under the last committed line.
     pub fn finish(&mut self) -> io::Result<()> {
-        let mut top = 0;
-        self.terminal
-            .draw(|frame| top = frame.area().y)
-            .map_err(io_err)?;
-        self.terminal
-            .set_cursor_position(Position::new(0, top))
-            .map_err(io_err)?;
-        self.terminal.show_cursor().map_err(io_err)?;
-        Ok(())
+        self.terminal.finish()
     }
 }
 
@@ -144,8 +104,8 @@ pub struct RunOptions {
 /// Runs the UI until the user quits, the terminal events end, the runtime
 /// closes its channel, or `shutdown` resolves. Ops go to `ops`; a closed
 /// `ops` channel ends the loop too.
-pub async fn run_loop<B, S, F>(
-    screen: &mut Screen<B>,
+pub async fn run_loop<T, S, F>(
+    screen: &mut Screen<T>,
     app: &mut App,
     mut events: S,
     ops: &UnboundedSender<Op>,
@@ -154,8 +114,7 @@ pub async fn run_loop<B, S, F>(
     config: RunOptions,
 ) -> io::Result<()>
 where
-    B: Backend + TerminalControl,
-    B::Error: std::error::Error + Send + Sync + 'static,
+    T: Surface,
     S: Stream<Item = io::Result<crossterm::event::Event>> + Unpin,
     F: std::future::Future<Output = ()>,
 {
@@ -211,10 +170,18 @@ where
             None if app.is_animating() => app.update(AppMsg::Tick),
             None => {}
         }
+        // Drain what the runtime queued, but only for a slice of a frame:
+        // a flood of deltas must not keep a key press waiting.
+        let drain_until = Instant::now() + DRAIN_BUDGET;
+        let mut drained = 0u32;
         while let Ok(input) = inputs.try_recv() {
             let msg = AppMsg::Input(input);
             urgent |= ends_a_turn(&msg);
             app.update(msg);
+            drained += 1;
+            if drained.is_multiple_of(64) && Instant::now() >= drain_until {
+                break;
+            }
         }
         // Poll with this task's waker, never a no-op one: crossterm's
         // EventStream keeps the waker of the first pending poll, so a no-op

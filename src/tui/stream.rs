@@ -12,7 +12,7 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
 use super::highlight::CodeHighlighter;
-use super::markdown::render_block;
+use super::markdown::{Lead, Tail, render_block_for};
 
 enum Block {
     Markdown,
@@ -25,6 +25,15 @@ enum Block {
 /// A streaming markdown answer: push fragments, receive committed lines.
 pub struct MarkdownStream {
     block: String,
+    /// What separates the current block from the line rendered before it,
+    /// when the block was started mid-text (see [`Tail`]).
+    lead: Lead,
+    /// What the current block's last rendered line is.
+    tail: Tail,
+    /// The current block's last source line.
+    last_line: String,
+    /// Columns tables are laid out for.
+    width: usize,
     kind: Block,
     committed_in_block: usize,
     held: Vec<Line<'static>>,
@@ -45,6 +54,10 @@ impl MarkdownStream {
     pub fn new() -> Self {
         Self {
             block: String::new(),
+            lead: Lead::None,
+            tail: Tail::Other,
+            last_line: String::new(),
+            width: usize::MAX,
             kind: Block::Markdown,
             committed_in_block: 0,
             held: Vec::new(),
@@ -55,9 +68,22 @@ impl MarkdownStream {
         }
     }
 
+    /// The stream with tables laid out for `width` columns.
+    pub fn for_width(width: u16) -> Self {
+        Self {
+            width: usize::from(width),
+            ..Self::new()
+        }
+    }
+
     /// Renders a whole text at once (same result as streaming it).
     pub fn render_all(text: &str) -> Vec<Line<'static>> {
-        let mut stream = Self::new();
+        Self::render_all_for(text, u16::MAX)
+    }
+
+    /// Renders a whole text at once, tables laid out for `width` columns.
+    pub fn render_all_for(text: &str, width: u16) -> Vec<Line<'static>> {
+        let mut stream = Self::for_width(width);
         let mut lines = stream.push(text);
         lines.extend(stream.finish());
         lines
@@ -147,9 +173,20 @@ impl MarkdownStream {
             };
             return;
         }
+        if let Some(lead) = self.fresh_start(line) {
+            // The line renders alone as it would in context: start a new
+            // block with it, so each line costs its own length — never a
+            // re-render of everything since the last blank line.
+            self.block.clear();
+            self.committed_in_block = 0;
+            self.lead = lead;
+        }
         self.block.push_str(line);
         self.block.push('\n');
-        let mut rendered = render_block(&self.block);
+        self.last_line.clear();
+        self.last_line.push_str(line);
+        let mut rendered = render_block_for(&self.block, self.lead, self.width);
+        self.tail = rendered.tail;
         if line.trim_start().starts_with('|') {
             // A lone `| a | b |` row renders as text until the delimiter
             // row below turns it into a table header.
@@ -171,11 +208,29 @@ impl MarkdownStream {
         self.commit(stable, out);
     }
 
+    /// Whether `line` may start a block of its own after the current one,
+    /// and what then separates the two.
+    fn fresh_start(&self, line: &str) -> Option<Lead> {
+        if self.block.is_empty() || !self.held.is_empty() {
+            return None;
+        }
+        let first = line.chars().next()?;
+        if first.is_whitespace() || first == '|' {
+            return None;
+        }
+        match self.tail {
+            Tail::Heading => Some(Lead::Gap),
+            Tail::Paragraph if !is_setext_underline(line) => Some(Lead::GapUnlessParagraph),
+            Tail::ListItem if same_list_marker(&self.last_line, line) => Some(Lead::None),
+            _ => None,
+        }
+    }
+
     fn finish_block(&mut self, out: &mut Vec<Line<'static>>) {
         if self.block.is_empty() {
             return;
         }
-        let rendered = render_block(&self.block);
+        let rendered = render_block_for(&self.block, self.lead, self.width);
         let rest: Vec<Line<'static>> = rendered
             .lines
             .get(self.committed_in_block..)
@@ -186,10 +241,38 @@ impl MarkdownStream {
         self.block.clear();
         self.held.clear();
         self.committed_in_block = 0;
+        self.lead = Lead::None;
+        self.tail = Tail::Other;
         if produced {
             self.gap_pending = true;
         }
     }
+}
+
+/// `===` or `---` under a paragraph line turns it into a heading.
+fn is_setext_underline(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && (t.chars().all(|c| c == '=') || t.chars().all(|c| c == '-'))
+}
+
+/// The list marker a line starts with: `-`, `*`, `+`, or `.`/`)` after digits.
+fn list_marker(line: &str) -> Option<char> {
+    let mut chars = line.chars();
+    let first = chars.next()?;
+    if matches!(first, '-' | '*' | '+') {
+        return chars.next().filter(|c| *c == ' ').map(|_| first);
+    }
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let mut rest = line[digits..].chars();
+    let delim = rest.next().filter(|c| matches!(c, '.' | ')'))?;
+    rest.next().filter(|c| *c == ' ').map(|_| delim)
+}
+
+fn same_list_marker(previous: &str, line: &str) -> bool {
+    list_marker(line).is_some_and(|m| list_marker(previous) == Some(m))
 }
 
 fn fence_open(line: &str) -> Option<(String, String)> {
@@ -270,6 +353,56 @@ mod tests {
                 "end"
             ]
         );
+    }
+
+    #[test]
+    fn a_long_paragraph_or_list_is_rendered_one_line_at_a_time_regression_quadratic() {
+        let mut s = MarkdownStream::new();
+        let mut out = Vec::new();
+        for i in 0..5_000 {
+            out.extend(s.push(&format!("line {i} with *some* text\n")));
+            assert!(
+                s.block.len() < 64,
+                "the block grew to {} bytes",
+                s.block.len()
+            );
+        }
+        for i in 0..5_000 {
+            out.extend(s.push(&format!("- item {i}\n")));
+            assert!(
+                s.block.len() < 64,
+                "the block grew to {} bytes",
+                s.block.len()
+            );
+        }
+        out.extend(s.finish());
+        let text = texts(&out);
+        assert_eq!(
+            text.len(),
+            10_001,
+            "one line each and one gap before the list"
+        );
+        assert_eq!(text[4_999], "line 4999 with some text");
+        assert_eq!(text[5_000], "");
+        assert_eq!(text[5_001], "- item 0");
+    }
+
+    #[test]
+    fn lines_rendered_alone_match_their_rendering_in_context() {
+        let cases = [
+            "# Title\nbody text\n",
+            "para one\n- item\n- item two\n",
+            "para\n> quoted\n",
+            "1. first\n2. second\n",
+            "- a\n  - nested\n- b\n",
+            "- a\n* other list\n",
+            "text\n    indented continuation\n",
+        ];
+        for md in cases {
+            let streamed = texts(&MarkdownStream::render_all(md));
+            let whole = texts(&crate::tui::markdown::render_block(md).lines);
+            assert_eq!(streamed, whole, "{md:?}");
+        }
     }
 
     #[test]

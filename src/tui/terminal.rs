@@ -4,8 +4,7 @@
 //! unambiguous key reporting; dropping the guard, a panic (through a hook
 //! that then calls the previous hook) or the run loop's SIGTERM/SIGHUP path
 //! all end in [`restore`], which is idempotent and never fails loudly.
-//! [`TerminalControl`] adds what ratatui's `Backend` lacks: synchronized
-//! updates (DEC 2026) and the alternate screen.
+//! Drawing itself is [`crate::tui::inline_terminal`]'s job.
 
 use std::io::{self, Write};
 use std::sync::Once;
@@ -15,11 +14,8 @@ use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
-use crossterm::terminal::{
-    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
-};
+use crossterm::terminal::{EndSynchronizedUpdate, LeaveAlternateScreen};
 use crossterm::{cursor, execute, queue};
-use ratatui::backend::{CrosstermBackend, TestBackend};
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static IN_ALT_SCREEN: AtomicBool = AtomicBool::new(false);
@@ -50,8 +46,9 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Puts the terminal back: leaves the alternate screen, turns off
-/// bracketed paste and key enhancements, shows the cursor, leaves raw mode.
+/// Puts the terminal back: leaves the alternate screen, turns auto-wrap
+/// back on, turns off bracketed paste and key enhancements, shows the
+/// cursor, leaves raw mode.
 /// Safe to call more than once and from a panic hook.
 pub fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
@@ -61,8 +58,12 @@ pub fn restore() {
     if IN_ALT_SCREEN.swap(false, Ordering::SeqCst) {
         let _ = queue!(out, LeaveAlternateScreen);
     }
+    // A panic in the middle of a frame leaves auto-wrap off and the
+    // synchronized update open: both are put back.
+    let _ = out.write_all(b"\x1b[?7h");
     let _ = queue!(
         out,
+        EndSynchronizedUpdate,
         PopKeyboardEnhancementFlags,
         DisableBracketedPaste,
         cursor::Show
@@ -83,53 +84,7 @@ pub fn install_panic_hook() {
     });
 }
 
-/// Terminal controls beyond ratatui's `Backend`.
-pub trait TerminalControl {
-    /// Starts a synchronized update: the terminal shows nothing until it ends.
-    fn begin_update(&mut self) -> io::Result<()>;
-    /// Ends a synchronized update.
-    fn end_update(&mut self) -> io::Result<()>;
-    /// Switches to the alternate screen.
-    fn enter_alt_screen(&mut self) -> io::Result<()>;
-    /// Returns to the main screen (scrollback and live area as they were).
-    fn leave_alt_screen(&mut self) -> io::Result<()>;
-}
-
-impl<W: Write> TerminalControl for CrosstermBackend<W> {
-    fn begin_update(&mut self) -> io::Result<()> {
-        queue!(self, BeginSynchronizedUpdate)
-    }
-
-    fn end_update(&mut self) -> io::Result<()> {
-        queue!(self, EndSynchronizedUpdate)?;
-        self.flush()
-    }
-
-    fn enter_alt_screen(&mut self) -> io::Result<()> {
-        IN_ALT_SCREEN.store(true, Ordering::SeqCst);
-        execute!(self, EnterAlternateScreen)
-    }
-
-    fn leave_alt_screen(&mut self) -> io::Result<()> {
-        IN_ALT_SCREEN.store(false, Ordering::SeqCst);
-        execute!(self, LeaveAlternateScreen)
-    }
-}
-
-impl TerminalControl for TestBackend {
-    fn begin_update(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn end_update(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn enter_alt_screen(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn leave_alt_screen(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+/// Records whether the alternate screen is shown, so [`restore`] leaves it.
+pub(crate) fn note_alt_screen(shown: bool) {
+    IN_ALT_SCREEN.store(shown, Ordering::SeqCst);
 }

@@ -247,17 +247,20 @@ async fn a_page_of_recall_reaches_the_model_whole_and_within_the_window() {
 
 #[tokio::test]
 async fn summaries_are_folded_in_slices_that_each_fit_the_window() {
+    // About 80 steps fill a 16 000-token window with placeholders: the
+    // stretch to fold, with its newest results whole, is more than one
+    // summary request can hold.
     let dir = tempfile::tempdir().unwrap();
     let repo = repo_with_files(dir.path(), 12);
-    let mut replies: Vec<Reply> = (0..12)
-        .map(|i| read(&format!("c{i}"), &format!("f{i:02}.txt")))
+    let mut replies: Vec<Reply> = (0..120)
+        .map(|i| read(&format!("c{i}"), &format!("f{:02}.txt", i % 12)))
         .collect();
     replies.push(Reply::openai_text("done"));
     let mock = MockModel::start(replies).await;
     mock.answer_text_requests_with(note());
-    let (agent, session) = agent(&repo, &dir.path().join("db"), &mock, 4_000).await;
+    let (agent, session) = agent(&repo, &dir.path().join("db"), &mock, 16_000).await;
     assert_eq!(agent.prompt("go").await.unwrap().cause, StopCause::Done);
-    assert_all_fit(&mock, 4_000);
+    assert_all_fit(&mock, 16_000);
 
     let summary_requests: Vec<String> = mock
         .requests()

@@ -265,3 +265,31 @@ async fn exec_into_a_closed_pipe_or_a_full_device_stops_the_turn_without_a_panic
     assert_eq!(full.status.code(), Some(1));
     assert!(text(&full.stderr).contains("No space left on device"));
 }
+
+#[test]
+fn a_full_disk_at_start_says_so() {
+    // A full file system needs a tiny tmpfs, i.e. a private mount namespace.
+    let namespaces = Command::new("unshare").args(["-rm", "true"]).status();
+    if !matches!(namespaces, Ok(status) if status.success()) {
+        eprintln!("skipped: `unshare -rm` is not available here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "mount -t tmpfs -o size=64k tmpfs {mnt} && mkdir {mnt}/home && \
+         (dd if=/dev/zero of={mnt}/fill bs=4k 2>/dev/null; true) && \
+         LIGHT_AGENT_HOME={mnt}/home {bin} sessions",
+        mnt = dir.path().display(),
+        bin = env!("CARGO_BIN_EXE_light-agent"),
+    );
+    let out = Command::new("unshare")
+        .args(["-rm", "sh", "-c", &script])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the disk is full"), "{err}");
+    assert!(err.contains("free some space"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one plain sentence: {err}");
+}

@@ -362,3 +362,65 @@ async fn an_unreadable_file_is_noted_not_fatal() {
         println!("running as a user who can read mode-000 files; note not checked");
     }
 }
+
+/// Files `d{0..6}/f{0..40}.txt` holding "needle" on every 7th line among
+/// 30 lines, so far more than 100 lines match.
+fn generated() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..6 {
+        for f in 0..40 {
+            let body: String = (1..=30)
+                .map(|l| {
+                    if (l + f + d) % 7 == 0 {
+                        format!("x needle {l}\n")
+                    } else {
+                        format!("x {l}\n")
+                    }
+                })
+                .collect();
+            write(dir.path(), &format!("d{d}/f{f}.txt"), body);
+        }
+    }
+    write(dir.path(), "d-1.txt", "needle first by bytes\n");
+    write(dir.path(), "d0.txt", "needle after the d0 folder\n");
+    dir
+}
+
+#[tokio::test]
+async fn capped_output_is_the_first_100_matches_of_the_full_sorted_search() {
+    let dir = generated();
+    // The full search, by hand: every (path, line) in byte order of the path.
+    let mut all: Vec<(String, u64)> = Vec::new();
+    let mut stack = vec![dir.path().to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in fs::read_dir(&at).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(dir.path())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            for (i, line) in fs::read_to_string(&path).unwrap().lines().enumerate() {
+                if line.contains("needle") {
+                    all.push((rel.clone(), i as u64 + 1));
+                }
+            }
+        }
+    }
+    all.sort();
+    assert!(all.len() > 300);
+    let out = grep(dir.path(), json!({"search_strs": ["needle"]})).await;
+    assert_eq!(hits(&out.content), all[..100]);
+    assert!(
+        out.content.contains("> truncated: only the first 100"),
+        "{}",
+        out.content
+    );
+
+    let rare = grep(dir.path(), json!({"search_strs": ["after the d0"]})).await;
+    assert_eq!(hits(&rare.content), [("d0.txt".to_owned(), 1)]);
+}

@@ -426,3 +426,51 @@ async fn a_multi_megabyte_file_is_read_by_window_only() {
     );
     assert_eq!(shown[0].0, 100_000);
 }
+
+#[tokio::test]
+async fn a_changed_file_is_counted_again_not_taken_from_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    write_large(dir.path());
+    let args = json!({"path": "large.txt", "start_line": 2999});
+    let first = read(dir.path(), args.clone()).await;
+    assert_eq!(label(&first.content, "total_lines"), Some("3000"));
+    let repeat = read(dir.path(), args.clone()).await;
+    assert_eq!(first, repeat, "a remembered count gives the same window");
+
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("large.txt"))
+        .unwrap();
+    writeln!(file, "line 03001 appended").unwrap();
+    drop(file);
+    let changed = read(dir.path(), args).await;
+    assert_eq!(label(&changed.content, "total_lines"), Some("3001"));
+    assert_eq!(
+        numbered(&changed.content).last().unwrap(),
+        &(3001, "line 03001 appended".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn windows_far_into_a_file_with_crlf_lines_start_exactly_at_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // 40 000 lines over several 1 MiB index chunks, CRLF-terminated.
+    let body: String = (1..=40_000)
+        .map(|n| format!("row {n:06} {}\r\n", "y".repeat(40)))
+        .collect();
+    fs::write(dir.path().join("rows.txt"), &body).unwrap();
+    for start in [1u64, 21_000, 26_215, 39_999] {
+        let out = read(
+            dir.path(),
+            json!({"path": "rows.txt", "start_line": start, "end_line": start + 1}),
+        )
+        .await;
+        assert_eq!(label(&out.content, "total_lines"), Some("40000"));
+        let lines = numbered(&out.content);
+        assert_eq!(
+            lines[0],
+            (start, format!("row {start:06} {}", "y".repeat(40)))
+        );
+        assert_eq!(lines.len(), 2);
+    }
+}

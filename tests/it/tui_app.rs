@@ -511,9 +511,33 @@ fn a_hundred_thousand_line_transcript_opens_at_once() {
     type_text(&mut app, "line 5000");
     key(&mut app, KeyCode::Enter);
     let text = screen(&mut app, 100, 40);
-    assert!(text.contains("line 5000 "), "{text}");
+    assert!(text.lines().any(|l| l == "line 5000"), "{text}");
     key(&mut app, KeyCode::Char('q'));
     assert!(!app.overlay_open());
+}
+
+#[test]
+fn a_dropped_partial_answer_never_reaches_scrollback_and_the_retry_streams_afresh() {
+    let (mut app, _) = app(60, 20);
+    ev(&mut app, user_input("go"));
+    committed(&mut app);
+    stream_output(&mut app, "Shown line.\nnever fin", 3);
+    assert_eq!(committed(&mut app), ["", "Shown line."]);
+    input(&mut app, UiInput::PartialDropped);
+    let notice = committed(&mut app).join("\n");
+    assert!(notice.contains("cut off and is dropped"), "{notice}");
+    assert!(!notice.contains("never fin"), "{notice}");
+    stream_output(&mut app, "Whole answer.\n", 3);
+    ev(
+        &mut app,
+        AgentEvent::Output {
+            text: "Whole answer.\n".into(),
+            meta: meta(),
+        },
+    );
+    let after = committed(&mut app).join("\n");
+    assert!(after.contains("Whole answer."), "{after}");
+    assert!(!after.contains("never fin"), "{after}");
 }
 
 #[test]
@@ -685,4 +709,63 @@ fn ctrl_c_clears_a_prompt_that_came_back() {
     );
     key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
     assert_eq!(app.composer_text(), "");
+}
+
+#[test]
+fn the_transcript_opened_during_a_stream_follows_it_regression_frozen_snapshot() {
+    let (mut app, _) = app(60, 12);
+    ev(&mut app, user_input("stream"));
+    stream_output(&mut app, "first line\nsecond li", 3);
+    key_mod(&mut app, KeyCode::Char('t'), KeyModifiers::CONTROL);
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("second li"), "{text}");
+    stream_output(&mut app, "ne\nthird line\n", 3);
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("third line"), "{text}");
+    ev(
+        &mut app,
+        AgentEvent::Output {
+            text: "first line\nsecond line\nthird line\nthe end".into(),
+            meta: meta(),
+        },
+    );
+    ev(&mut app, stop(StopCause::Done));
+    let text = screen(&mut app, 60, 12);
+    assert!(text.contains("the end"), "{text}");
+    assert_eq!(text.matches("third line").count(), 1, "{text}");
+}
+
+#[test]
+fn wide_graphemes_leave_nothing_behind_in_the_live_area_regression_stray_flag() {
+    use light_agent::tui::runner::Screen;
+    let (mut app, _) = app(40, 12);
+    let mut screen = Screen::new(VtScreen::new(40, 12)).unwrap();
+    type_text(&mut app, "ab🇵🇱👨‍👩‍👧你好cd");
+    screen.draw(&mut app).unwrap();
+    assert!(
+        screen.surface().text().contains("ab🇵🇱"),
+        "{}",
+        screen.surface().text()
+    );
+    while app.composer_text() != "ab" {
+        key(&mut app, KeyCode::Backspace);
+    }
+    screen.draw(&mut app).unwrap();
+    let text = screen.surface().text();
+    for stray in ['🇵', '🇱', '👨', '你', 'c'] {
+        assert!(!text.contains(stray), "{stray} left behind:\n{text}");
+    }
+    assert!(text.contains("› ab"), "{text}");
+}
+
+#[test]
+fn below_twenty_by_six_the_live_area_says_the_terminal_is_too_small() {
+    let (mut small, _) = app(18, 5);
+    type_text(&mut small, "draft");
+    let text = screen(&mut small, 18, 5);
+    assert_eq!(text.trim(), "terminal too small");
+    let (mut enough, _) = app(20, 6);
+    type_text(&mut enough, "draft");
+    let text = screen(&mut enough, 20, 6);
+    assert!(text.contains("› draft"), "{text}");
 }

@@ -3,60 +3,21 @@
 //! screen, against the mock model server: streaming, tool panes, Esc,
 //! resume, the bytes written, and terminal restore on panic and SIGTERM.
 
+#[path = "tui_e2e/child.rs"]
+pub(crate) mod child;
 #[path = "tui_e2e/pty.rs"]
 pub(crate) mod pty;
 use crate::support;
 
 use std::time::Duration;
 
+use child::{agent_command, fixture, isolate, wait_ready};
 use portable_pty::CommandBuilder;
 use pty::{
     Key, Pty, SYNC_BEGIN, SYNC_END, WAIT, all_text, find_all, main_screen_clears, outside_sync,
 };
-use support::child_env::{PROVIDER_VARS, Workspace};
+use support::child_env::Workspace;
 use support::{MockModel, OpenAiStream, Reply};
-
-/// A workspace whose repo is a git repo, with its light-agent home created.
-fn fixture() -> Workspace {
-    let f = Workspace::new("fn main() {\n    println!(\"hello\");\n}\n");
-    std::fs::create_dir_all(&f.home).unwrap();
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&f.repo)
-        .status();
-    if !git.is_ok_and(|s| s.success()) {
-        std::fs::create_dir_all(f.repo.join(".git")).unwrap();
-    }
-    f
-}
-
-/// The environment every child gets: an isolated home, xterm, and none of
-/// the variables that would pick a real provider.
-fn isolate(cmd: &mut CommandBuilder, f: &Workspace) {
-    cmd.cwd(&f.repo);
-    cmd.env("LIGHT_AGENT_HOME", &f.home);
-    cmd.env("TERM", "xterm-256color");
-    for var in PROVIDER_VARS
-        .into_iter()
-        .chain(["LIGHT_AGENT_TEST_PANIC", "NO_COLOR"])
-    {
-        cmd.env_remove(var);
-    }
-}
-
-fn agent_command(f: &Workspace, base_url: Option<&str>) -> CommandBuilder {
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_light-agent"));
-    isolate(&mut cmd, f);
-    if let Some(url) = base_url {
-        cmd.args(["--base-url", url, "--model", "mock-model"]);
-    }
-    cmd
-}
-
-/// The status line names the model once the UI has drawn its first frame.
-fn wait_ready(pty: &Pty) {
-    pty.wait_for_text("mock-model", WAIT);
-}
 
 fn grep_then_answer(answer: &str) -> [Reply; 2] {
     [

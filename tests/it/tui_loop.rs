@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The run loop over a `TestBackend`: keys in, ops out, runtime inputs
+//! The run loop over an emulated terminal: keys in, ops out, runtime inputs
 //! drawn, and it stops when asked.
 
 use crate::tui_support;
@@ -17,7 +17,6 @@ use futures::channel::mpsc as fmpsc;
 use light_agent::protocol::{AgentEvent, StopCause};
 use light_agent::tui::runner::{RunOptions, Screen, run_loop};
 use light_agent::tui::{App, Op, TuiOptions, UiInput};
-use ratatui::backend::TestBackend;
 use tokio::sync::mpsc;
 use tui_support::*;
 
@@ -31,7 +30,7 @@ async fn keys_become_ops_inputs_are_drawn_and_ctrl_d_quits() {
     let (key_tx, key_rx) = fmpsc::unbounded();
     let (op_tx, mut op_rx) = mpsc::unbounded_channel();
     let (in_tx, mut in_rx) = mpsc::unbounded_channel();
-    let mut screen = Screen::new(TestBackend::new(60, 20)).unwrap();
+    let mut screen = Screen::new(VtScreen::new(60, 20)).unwrap();
     let mut app = App::new(TuiOptions::default(), 60, 20, Instant::now(), NOW_MS);
 
     let driver = async {
@@ -76,7 +75,7 @@ async fn keys_become_ops_inputs_are_drawn_and_ctrl_d_quits() {
             .unwrap();
     result.unwrap();
     assert!(app.should_quit());
-    let text = screen.backend().to_string();
+    let text = screen.surface().text();
     assert!(text.contains("› hi"), "{text}");
     assert!(text.contains("Hello there"), "{text}");
     assert!(text.contains("⚠ interrupted"), "{text}");
@@ -88,7 +87,7 @@ async fn the_loop_ends_on_shutdown_and_when_the_runtime_goes_away() {
     let (_key_tx, key_rx) = fmpsc::unbounded::<io::Result<Event>>();
     let (op_tx, _op_rx) = mpsc::unbounded_channel();
     let (in_tx, mut in_rx) = mpsc::unbounded_channel::<UiInput>();
-    let mut screen = Screen::new(TestBackend::new(40, 12)).unwrap();
+    let mut screen = Screen::new(VtScreen::new(40, 12)).unwrap();
     let mut app = App::new(TuiOptions::default(), 40, 12, Instant::now(), NOW_MS);
     let done = run_loop(
         &mut screen,
@@ -162,7 +161,7 @@ async fn keys_after_a_drained_batch_still_wake_the_loop_regression_noop_waker() 
     // The loop runs in its own task so that nothing but the key stream's
     // waker can wake it.
     let ui = tokio::spawn(async move {
-        let mut screen = Screen::new(TestBackend::new(40, 12)).unwrap();
+        let mut screen = Screen::new(VtScreen::new(40, 12)).unwrap();
         let mut app = App::new(TuiOptions::default(), 40, 12, Instant::now(), NOW_MS);
         run_loop(
             &mut screen,
@@ -206,13 +205,13 @@ fn app_quit_key(keys: &FirstWakerKeys) {
 #[test]
 fn first_frame_of_an_empty_session_is_fast() {
     let started = Instant::now();
-    let mut screen = Screen::new(TestBackend::new(120, 40)).unwrap();
+    let mut screen = Screen::new(VtScreen::new(120, 40)).unwrap();
     let mut app = App::new(TuiOptions::default(), 120, 40, Instant::now(), NOW_MS);
     screen.draw(&mut app).unwrap();
     let took = started.elapsed();
-    println!("time to first frame (empty session, TestBackend 120x40): {took:?}");
+    println!("time to first frame (empty session, emulated 120x40): {took:?}");
     assert!(took < Duration::from_secs(1), "{took:?}");
-    assert!(screen.backend().to_string().contains("idle"));
+    assert!(screen.surface().text().contains("idle"));
 }
 
 #[tokio::test]
@@ -226,7 +225,7 @@ async fn the_first_frame_shows_what_the_runtime_said_before_it_regression_no_mod
             ..Default::default()
         }))
         .unwrap();
-    let mut screen = Screen::new(TestBackend::new(60, 12)).unwrap();
+    let mut screen = Screen::new(VtScreen::new(60, 12)).unwrap();
     let mut app = App::new(TuiOptions::default(), 60, 12, Instant::now(), NOW_MS);
     // Shutdown is already due: exactly the first frame gets drawn.
     run_loop(
@@ -240,8 +239,7 @@ async fn the_first_frame_shows_what_the_runtime_said_before_it_regression_no_mod
     )
     .await
     .unwrap();
-    let buffer = screen.backend().buffer();
-    let text: String = buffer.content().iter().map(|cell| cell.symbol()).collect();
+    let text = screen.surface().text();
     assert!(text.contains("gpt-test-model"), "{text}");
     assert!(!text.contains("no model"), "{text}");
 }

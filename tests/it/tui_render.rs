@@ -52,6 +52,7 @@ fn status() -> RuntimeStatus {
         window_tokens: 50_000,
         session_id: "5f3a9c21-77aa-4d1e".into(),
         permission_mode: "ask".into(),
+        ..RuntimeStatus::default()
     }
 }
 
@@ -580,4 +581,37 @@ fn model_picker() {
         );
         key(app, KeyCode::Down);
     });
+}
+/// A table as a model writes one: long prose in one column, short values in
+/// the others. It must fit at every width, rules intact, cell text wrapped
+/// inside its cell (a `TestBackend` of exactly that width, one screen).
+#[test]
+fn table_fits_at_40_60_80_and_120_columns() {
+    use light_agent::tui::stream::MarkdownStream;
+    use light_agent::tui::view::output_cell;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::widgets::Paragraph;
+
+    const TABLE: &str = "| module | what it does | lines |\n\
+        |---|---|---|\n\
+        | `stream.rs` | commits a streamed answer in complete lines, each rendered once | 280 |\n\
+        | `table.rs` | lays tables out for the width there is | 190 |\n\
+        | `inline_terminal.rs` | draws the live area below the scrollback without cursor queries | 400 |\n\n";
+    for width in [40u16, 60, 80, 120] {
+        let lines = output_cell::wrap(MarkdownStream::render_all_for(TABLE, width), width);
+        let height = lines.len() as u16;
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal
+            .draw(|f| f.render_widget(Paragraph::new(lines.clone()), f.area()))
+            .unwrap();
+        for line in &lines {
+            let text = light_agent::tui::wrap::plain(line);
+            assert!(
+                light_agent::tui::wrap::display_width(&text) <= width as usize,
+                "{text:?} is wider than {width}"
+            );
+        }
+        insta::assert_snapshot!(format!("table_{width}"), terminal.backend().to_string());
+    }
 }

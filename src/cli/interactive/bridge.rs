@@ -12,11 +12,15 @@ use light_agent::agent::{Agent, AgentMessage, Notice};
 use light_agent::ai::Adaptor;
 use light_agent::mcp::McpServers;
 use light_agent::permission::Mode;
+use light_agent::sandbox::SandboxState;
 use light_agent::session::{AgentSession, SessionManager};
+use light_agent::tool::builtin::shell::Shell;
 use light_agent::tui::{ModelChoice, NoticeLevel, Op, RuntimeStatus, UiInput};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio_util::sync::CancellationToken;
 
 use super::Launch;
+use super::user_shell::UserNotes;
 use crate::cli::approval::TuiApprover;
 use crate::cli::build;
 
@@ -36,10 +40,18 @@ pub(super) struct RuntimeBridge {
     /// Why there is no agent when there is an adaptor (tools failed to register).
     agent_error: Option<String>,
     messages: Option<UnboundedReceiver<AgentMessage>>,
-    /// Asks the UI before a change is applied.
+    /// This session's command runner (its jobs, the user's `!cmd`).
+    pub(super) shell: Option<Shell>,
+    /// Asks the UI before a change is applied or a command runs.
     approver: Arc<TuiApprover>,
     /// The MCP servers of the current agent; replaced with it.
     mcp: Option<McpServers>,
+    /// The user's `!cmd`s run so far (for pane ids).
+    pub(super) user_runs: u64,
+    /// Stops the user's running commands (Esc).
+    pub(super) user_cancel: CancellationToken,
+    /// What the user's commands printed, for the next prompt.
+    pub(super) user_notes: UserNotes,
 }
 
 impl RuntimeBridge {
@@ -68,6 +80,10 @@ impl RuntimeBridge {
             agent_error: None,
             mcp: None,
             messages: None,
+            shell: None,
+            user_runs: 0,
+            user_cancel: CancellationToken::new(),
+            user_notes: UserNotes::default(),
         };
         bridge.attach(note).await;
         if bridge.launch.choice == build::SessionChoice::Pick {
@@ -100,6 +116,9 @@ impl RuntimeBridge {
                 for warning in warnings {
                     self.notice(NoticeLevel::Warn, warning);
                 }
+                if let Err(e) = self.attach_shell(&agent) {
+                    self.notice(NoticeLevel::Error, format!("{e:#}"));
+                }
                 self.messages = Some(agent.subscribe_all());
                 self.mcp = Some(build::mcp_servers(
                     &agent,
@@ -129,6 +148,33 @@ impl RuntimeBridge {
             Ok(tokens) => self.send(UiInput::SessionTokens(tokens)),
             Err(e) => tracing::warn!("reading the session's token use: {e:#}"),
         }
+    }
+
+    /// Gives `agent` this session's command runner (ending the jobs of the
+    /// previous one) and says so when commands would run unconfined.
+    fn attach_shell(&mut self, agent: &Agent) -> Result<()> {
+        if let Some(old) = self.shell.take() {
+            old.end_jobs();
+        }
+        let full = agent.permits().mode() == Mode::Full;
+        let shell = build::shell(
+            &self.launch.paths,
+            &self.launch.settings,
+            &self.launch.env,
+            full,
+        );
+        build::register_shell(agent, &shell)?;
+        if let state @ (SandboxState::Unavailable { .. } | SandboxState::Partial { .. }) =
+            shell.sandbox_state()
+        {
+            self.notice(
+                NoticeLevel::Warn,
+                format!("commands run {state}; in auto mode each one is asked about"),
+            );
+        }
+        self.shell = Some(shell);
+        self.status();
+        Ok(())
     }
 
     /// Serves ops until the UI quits, forwarding the agent's stream meanwhile.
@@ -166,14 +212,43 @@ impl RuntimeBridge {
                 level: NoticeLevel::Warn,
                 text,
             },
+            AgentMessage::Notice(Notice::ToolOutput { call_id, text }) => {
+                UiInput::ToolOutput { call_id, text }
+            }
         };
         self.send(input);
     }
 
     async fn handle(&mut self, op: Op) -> Result<()> {
         match op {
-            Op::Prompt(text) => self.prompt(text).await?,
+            Op::Prompt(text) => {
+                let text = self.user_notes.prefix(text);
+                self.prompt(text).await?
+            }
+            Op::UserShell(command) => self.user_shell(command),
+            Op::Approval { id, answer } => self.approver.answer(id, answer),
+            Op::Undo | Op::Diff => {
+                if let Some(agent) = &self.agent {
+                    let (agent, ui) = (agent.clone(), self.ui.clone());
+                    let undo = matches!(op, Op::Undo);
+                    tokio::spawn(async move {
+                        let (level, text) = match undo_or_diff(&agent, undo).await {
+                            Err(e) => (NoticeLevel::Error, e.to_string()),
+                            Ok(text) => (NoticeLevel::Info, text),
+                        };
+                        let _ = ui.send(UiInput::Notice { level, text });
+                    });
+                }
+            }
+            Op::Permissions => {
+                if let Some(agent) = &self.agent {
+                    self.notice(NoticeLevel::Info, agent.permits().describe());
+                }
+            }
+            Op::Jobs => self.jobs(),
+            Op::KillJob(id) => self.kill_job(&id).await,
             Op::Interrupt => {
+                self.stop_user_commands();
                 if let Some(agent) = &self.agent {
                     agent.interrupt("interrupted by user");
                     // Reported as a Withdrawn update; the UI puts them back
@@ -217,25 +292,6 @@ impl RuntimeBridge {
             Op::Report(kind) => {
                 let report = super::reports::build(self, kind).await?;
                 self.send(UiInput::Report(report));
-            }
-            Op::Approval { id, answer } => self.approver.answer(id, answer),
-            Op::Undo | Op::Diff => {
-                if let Some(agent) = &self.agent {
-                    let (agent, ui) = (agent.clone(), self.ui.clone());
-                    let undo = matches!(op, Op::Undo);
-                    tokio::spawn(async move {
-                        let (level, text) = match undo_or_diff(&agent, undo).await {
-                            Err(e) => (NoticeLevel::Error, e.to_string()),
-                            Ok(text) => (NoticeLevel::Info, text),
-                        };
-                        let _ = ui.send(UiInput::Notice { level, text });
-                    });
-                }
-            }
-            Op::Permissions => {
-                if let Some(agent) = &self.agent {
-                    self.notice(NoticeLevel::Info, agent.permits().describe());
-                }
             }
             Op::Quit => {}
         }
@@ -316,6 +372,9 @@ impl RuntimeBridge {
             &self.gate(),
         ) {
             Ok((agent, _)) => {
+                if let Err(e) = self.attach_shell(&agent) {
+                    self.notice(NoticeLevel::Error, format!("{e:#}"));
+                }
                 self.messages = Some(agent.subscribe_all());
                 self.mcp = Some(build::mcp_servers(
                     &agent,
@@ -379,6 +438,10 @@ impl RuntimeBridge {
                 self.forward(message);
             }
         }
+        // Background jobs end with their session.
+        if let Some(shell) = self.shell.take() {
+            shell.end_jobs();
+        }
         if let Err(e) = self.session.release().await {
             tracing::warn!("marking session {} idle: {e}", self.session.id());
         }
@@ -414,6 +477,17 @@ impl RuntimeBridge {
                 .as_ref()
                 .map(|a| a.permits().mode().to_string())
                 .unwrap_or_default(),
+            sandbox: self
+                .shell
+                .as_ref()
+                .map(|s| s.sandbox_state().label().to_string())
+                .unwrap_or_default(),
+            sandbox_warning: self.shell.as_ref().is_some_and(|s| {
+                matches!(
+                    s.sandbox_state(),
+                    SandboxState::Unavailable { .. } | SandboxState::Partial { .. }
+                )
+            }),
         }));
     }
 
@@ -423,6 +497,11 @@ impl RuntimeBridge {
 
     pub(super) fn send(&self, input: UiInput) {
         let _ = self.ui.send(input);
+    }
+
+    /// Another handle to the UI's input, for tasks that report later.
+    pub(super) fn ui_sender(&self) -> UnboundedSender<UiInput> {
+        self.ui.clone()
     }
 }
 

@@ -12,6 +12,7 @@
 mod bridge;
 mod reports;
 mod sessions;
+mod user_shell;
 
 use std::path::PathBuf;
 
@@ -38,6 +39,8 @@ pub struct Launch {
     pub choice: SessionChoice,
     /// A prompt to send at once.
     pub initial_prompt: Option<String>,
+    /// The process environment (commands start from it, secrets removed).
+    pub env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
 }
 
 /// Runs the TUI until the user quits.

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `tree` | `tree.rs` | project structure with sizes |
 //! | `grep` | `grep.rs` | where known plain strings occur |
-//! | `read_file` | `read_file.rs` | file text, whole or windowed |
+//! | `read_file` | `read_file/` | file text, whole or windowed |
 //! | `edit` | `edit.rs` | replace exact text in one file |
 //! | `write` | `write.rs` | create a file, or replace one seen as it is |
 //! | `apply_patch` | `apply_patch.rs` | a `*** Begin Patch` patch over many files |
@@ -13,8 +13,9 @@
 //! journal, all-or-nothing commit) and compute every change in memory
 //! first with [`crate::tool::patch`].
 //!
-//! All three confine paths with [`sandbox`](crate::tool::sandbox), honour
-//! ignore files like ripgrep, run their filesystem work on the blocking pool
+//! All of them open files only through [`fs`](crate::tool::fs), the
+//! exploration tools honour ignore files like ripgrep; all run their
+//! filesystem work on the blocking pool
 //! and answer "`<tool> cancelled`" as soon as the context's token fires.
 
 mod apply_patch;
@@ -24,6 +25,7 @@ mod edit;
 mod grep;
 mod prompts;
 mod read_file;
+pub mod shell;
 mod tree;
 mod write;
 

@@ -8,7 +8,8 @@
 //! directory is not inside a git repository: a copied or unpacked project
 //! keeps its ignore rules. The walk goes in display order, so the first
 //! `max_files` files it finds are the ones shown; only those are stat'ed
-//! (relative to the folder handle they were listed in), the rest are counted.
+//! (relative to the folder handle they were listed in), and the walk ends
+//! at the file after them.
 
 use std::fmt::Write;
 
@@ -98,12 +99,14 @@ struct FileEntry {
 struct Listing {
     shown_path: String,
     files: Vec<FileEntry>,
-    total: usize,
+    /// Whether files beyond the shown ones exist.
+    more: bool,
     unreadable: usize,
 }
 
-/// Walks `start` in display order, keeping the first `max_files` files.
-/// `None` when stopped.
+/// Walks `start` in display order, keeping the first `max_files` files;
+/// the walk ends at the next one (the output is decided then). `None` when
+/// stopped.
 fn walk(
     root: &Root,
     start: &RelPath,
@@ -111,31 +114,29 @@ fn walk(
     stop: &StopFlag,
 ) -> Result<Option<Listing>, FsRefusal> {
     let mut files = Vec::new();
-    let mut total = 0;
+    let mut more = false;
     let mut unreadable = 0;
     let summary = walk_files(root, start, WalkOrder::Display, &|| stop.is_set(), |file| {
-        if files.len() < max_files {
-            match file.dir.stat_entry(&file.name) {
-                // Only what is still a regular file in that folder is shown.
-                Ok(identity) if identity.kind() == FileKind::Regular => {
-                    let parts = file
-                        .rel
-                        .components()
-                        .map(|c| c.to_string_lossy().into_owned())
-                        .collect();
-                    files.push(FileEntry {
-                        parts,
-                        size: identity.size,
-                    });
-                }
-                Ok(_) => return Flow::Continue,
-                Err(_) => {
-                    unreadable += 1;
-                    return Flow::Continue;
-                }
-            }
+        if files.len() >= max_files {
+            more = true;
+            return Flow::Stop;
         }
-        total += 1;
+        match file.dir.stat_entry(&file.name) {
+            // Only what is still a regular file in that folder is shown.
+            Ok(identity) if identity.kind() == FileKind::Regular => {
+                let parts = file
+                    .rel
+                    .components()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect();
+                files.push(FileEntry {
+                    parts,
+                    size: identity.size,
+                });
+            }
+            Ok(_) => {}
+            Err(_) => unreadable += 1,
+        }
         Flow::Continue
     })?;
     if stop.is_set() {
@@ -144,7 +145,7 @@ fn walk(
     Ok(Some(Listing {
         shown_path: start.to_string(),
         files,
-        total,
+        more,
         unreadable: unreadable + summary.unreadable,
     }))
 }
@@ -180,11 +181,11 @@ impl Listing {
             );
             open_dirs = dirs;
         }
-        if self.total > self.files.len() {
+        if self.more {
             let _ = write!(
                 out,
-                "\n> truncated: {} files found, the first {} in sorted order are shown; narrow `path` or raise `max_files` (up to {MAX_MAX_FILES})",
-                self.total,
+                "\n> truncated: more than {} files found, the first {} in sorted order are shown; narrow `path` or raise `max_files` (up to {MAX_MAX_FILES})",
+                self.files.len(),
                 self.files.len()
             );
         }

@@ -1,23 +1,28 @@
 //! The live area: active cells, queued prompts, popup, composer and status
-//! line, anchored to the bottom of the inline viewport. A pure function of
-//! the [`App`].
+//! line, as tall as what it shows. A pure function of the [`App`].
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
+use ratatui::style::{Color, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::{output_cell, thought_cell, user_cell};
 use crate::tui::app::{App, Popup};
+use crate::tui::inline_terminal::LiveFrame;
+use crate::tui::width::fit_prefix;
 
-/// Rows the inline viewport gets on a screen `screen_height` rows tall.
-/// At least one row stays outside it: lines inserted above a viewport that
-/// fills the whole screen leave stale rows behind.
-pub fn viewport_height(screen_height: u16) -> u16 {
-    (screen_height * 2 / 5)
-        .max(10)
-        .min(screen_height.saturating_sub(1))
-        .max(1)
+/// Narrowest and lowest screen the live area is laid out on; below it the
+/// live area is one line saying so.
+pub const MIN_SIZE: (u16, u16) = (20, 6);
+
+/// What the live area shows on a screen too small for it.
+pub const TOO_SMALL: &str = "terminal too small";
+
+/// Most rows the live area takes on a screen `screen_height` rows tall: at
+/// least one row of scrollback stays visible above it.
+pub fn max_rows(screen_height: u16) -> u16 {
+    screen_height.saturating_sub(1).max(1)
 }
 
 /// The active cells (live thought, streaming tail, running tools).
@@ -41,50 +46,66 @@ pub fn active_lines(app: &App) -> Vec<Line<'static>> {
     out
 }
 
-/// Draws the live area into the whole frame.
-pub fn render(app: &App, frame: &mut Frame) {
-    let area = frame.area();
-    let buf = frame.buffer_mut();
-    let width = area.width;
-    let mut bottom = area.bottom();
-    let mut take = |rows: u16| -> Option<Rect> {
-        let rows = rows.min(bottom.saturating_sub(area.top()));
-        if rows == 0 {
-            return None;
-        }
-        bottom -= rows;
-        Some(Rect::new(area.x, bottom, width, rows))
-    };
-
-    if let Some(rect) = take(1) {
-        Paragraph::new(app.status_view().line_for(width)).render(rect, buf);
+/// Lays the live area out for a `width`-column screen `screen_height` rows
+/// tall: as tall as its content (status line, composer, popup, queued
+/// prompts and the live cells of the running turn), at most
+/// [`max_rows`]; when the content is taller, the oldest live rows are cut.
+pub fn render(app: &App, width: u16, screen_height: u16) -> LiveFrame {
+    let width = width.max(1);
+    if width < MIN_SIZE.0 || screen_height < MIN_SIZE.1 {
+        let mut buffer = Buffer::empty(Rect::new(0, 0, width, 1));
+        let (text, _) = fit_prefix(TOO_SMALL, usize::from(width));
+        buffer.set_string(0, 0, text, Style::new().fg(Color::Yellow));
+        return LiveFrame {
+            buffer,
+            cursor: None,
+        };
     }
+    let budget = max_rows(screen_height);
+    let status = app.status_view().line_for(width);
+    let composer_rows = app
+        .composer
+        .height(width)
+        .min(budget.saturating_sub(1))
+        .max(1);
     if let Some(approval) = app.approvals.first() {
-        // A change waits for the user: the overlay takes the whole area.
-        let rest = Rect::new(area.x, area.y, width, bottom.saturating_sub(area.y));
-        approval.render(rest, buf, app.approvals.len() - 1);
-        return;
-    }
-    let composer_rows = app.composer.height(width);
-    let composer_rect = take(composer_rows);
-    if let Some(rect) = composer_rect {
-        (&app.composer).render(rect, buf);
+        // A change waits for the user: the overlay takes every row above
+        // the status line.
+        let rows = budget.max(2);
+        let mut buffer = Buffer::empty(Rect::new(0, 0, width, rows));
+        approval.render(
+            Rect::new(0, 0, width, rows - 1),
+            &mut buffer,
+            app.approvals.len() - 1,
+        );
+        Paragraph::new(status).render(Rect::new(0, rows - 1, width, 1), &mut buffer);
+        return LiveFrame {
+            buffer,
+            cursor: None,
+        };
     }
     let popup = app.popup_lines(width);
     let mut upper = active_lines(app);
     upper.extend(user_cell::queued_lines(&app.queued, width));
     upper.extend(popup);
-    let rows = upper.len().min(u16::MAX as usize) as u16;
-    if let Some(rect) = take(rows) {
-        let skip = upper.len() - rect.height as usize;
-        Paragraph::new(upper.split_off(skip)).render(rect, buf);
+    let room = usize::from(budget.saturating_sub(composer_rows + 1));
+    if upper.len() > room {
+        upper.drain(..upper.len() - room);
     }
-    if let (Some(rect), Popup::None) = (composer_rect, &app.popup) {
+    let upper_rows = upper.len() as u16;
+    let rows = upper_rows + composer_rows + 1;
+    let area = Rect::new(0, 0, width, rows);
+    let mut buffer = Buffer::empty(area);
+    Paragraph::new(upper).render(Rect::new(0, 0, width, upper_rows), &mut buffer);
+    let composer_rect = Rect::new(0, upper_rows, width, composer_rows);
+    (&app.composer).render(composer_rect, &mut buffer);
+    Paragraph::new(status).render(Rect::new(0, rows - 1, width, 1), &mut buffer);
+    let cursor = matches!(app.popup, Popup::None).then(|| {
         let (x, y) = app.composer.cursor_offset();
-        let pos = Position::new(
-            (rect.x + x).min(rect.right().saturating_sub(1)),
-            (rect.y + y).min(rect.bottom().saturating_sub(1)),
-        );
-        frame.set_cursor_position(pos);
-    }
+        Position::new(
+            x.min(width.saturating_sub(1)),
+            (composer_rect.y + y).min(composer_rect.bottom().saturating_sub(1)),
+        )
+    });
+    LiveFrame { buffer, cursor }
 }

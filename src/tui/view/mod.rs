@@ -5,10 +5,10 @@
 //! width; those lines are committed to scrollback once final. The live-area
 //! widgets (`status_line`, `composer`, `slash_popup`, `resume_picker`,
 //! `model_picker`) are drawn each frame by [`live::render`], which gives the
-//! whole live area to the approval overlay (`approval`) while a change waits
-//! for the user. Typed reports (`status_report`, `tools_report`,
-//! `skills_report`, `sessions_report`, built from `report`'s pieces) are
-//! committed like history cells.
+//! whole live area to the approval overlay (`approval`) while a change or a
+//! command waits for the user. Typed reports (`status_report`,
+//! `tools_report`, `skills_report`, `sessions_report`, built from
+//! `report`'s pieces) are committed like history cells.
 
 pub mod approval;
 pub mod composer;

@@ -1,8 +1,8 @@
 //! Notices: interrupted, retrying, compacted, errors and command output.
 
+use crate::tui::width::{fit_prefix, str_width};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use unicode_width::UnicodeWidthChar;
 
 use crate::tui::bridge::NoticeLevel;
 use crate::tui::wrap::wrap_line;
@@ -26,22 +26,12 @@ pub fn lines(level: NoticeLevel, text: &str, width: u16) -> Vec<Line<'static>> {
     out
 }
 
-/// Cuts `text` to at most `width` columns, ending with `…` when cut.
+/// Cuts `text` to at most `width` columns, ending with `…` when cut; a
+/// grapheme (a flag, a ZWJ sequence) is kept whole or left out whole.
 pub fn truncate(text: &str, width: usize) -> String {
-    let mut used = 0;
-    let mut out = String::new();
-    let total: usize = text.chars().map(|c| c.width().unwrap_or(0)).sum();
-    if total <= width {
+    if str_width(text) <= width {
         return text.to_string();
     }
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
-    out
+    let (head, _) = fit_prefix(text, width.saturating_sub(1));
+    format!("{head}…")
 }

@@ -1,5 +1,6 @@
 //! The status line: model · context used % · session tokens · state with
-//! elapsed time · queued count · short session id.
+//! elapsed time · queued count · how commands run (sandboxed or not) ·
+//! short session id.
 
 use std::time::Duration;
 
@@ -169,6 +170,15 @@ impl StatusView<'_> {
                 format!("{} queued", self.queued),
                 Style::new().fg(Color::Yellow),
             ));
+        }
+        if !self.status.sandbox.is_empty() && (!compact || self.status.sandbox_warning) {
+            spans.push(sep());
+            let style = if self.status.sandbox_warning {
+                Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
+            } else {
+                dim
+            };
+            spans.push(Span::styled(self.status.sandbox.clone(), style));
         }
         if !self.status.session_id.is_empty() {
             spans.push(sep());

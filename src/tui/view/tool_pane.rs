@@ -24,6 +24,8 @@ pub struct ToolPane {
     pub outcome: Option<ToolOutcome>,
     /// How long the call took (None when unknown, e.g. replayed history).
     pub took: Option<Duration>,
+    /// The call's live output while it runs (its last lines).
+    pub live: Option<String>,
 }
 
 impl ToolPane {
@@ -33,6 +35,7 @@ impl ToolPane {
             call,
             outcome: None,
             took: None,
+            live: None,
         }
     }
 
@@ -100,6 +103,19 @@ impl ToolPane {
             ]);
             out.extend(wrap_line(&line, w, &[Span::raw("    ")]));
         }
+        if let (None, Some(live)) = (&self.outcome, &self.live) {
+            let lines: Vec<&str> = live.lines().collect();
+            let skip = lines.len().saturating_sub(preview);
+            for l in &lines[skip..] {
+                out.push(Line::from(vec![
+                    Span::styled("  ┆ ", gutter),
+                    Span::styled(
+                        truncate(l, w.saturating_sub(4)),
+                        Style::new().fg(Color::DarkGray),
+                    ),
+                ]));
+            }
+        }
         if let Some(outcome) = &self.outcome {
             let body = if outcome.is_error {
                 Style::new().fg(Color::Red)
@@ -136,6 +152,7 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
 pub fn short_args(call: &ToolCall) -> String {
     let args = &call.args;
     match call.name.as_str() {
+        "shell" | "!" => str_arg(args, "command").unwrap_or("?").to_string(),
         "grep" => {
             let strs: Vec<String> = args
                 .get("search_strs")

@@ -22,6 +22,7 @@ pub mod decoding;
 pub mod history;
 pub mod mcp_server;
 pub mod mock_model;
+pub mod shell_harness;
 pub mod streams;
 pub mod vendor_streams;
 

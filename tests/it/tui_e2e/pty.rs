@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! The pty harness of `tui_e2e.rs`: a child process in a pseudo-terminal
 //! whose output feeds a vt100 screen (answering cursor-position queries and
 //! honouring synchronized updates as a real terminal does), with every raw
@@ -37,6 +38,7 @@ pub enum Key {
     Enter,
     Esc,
     CtrlD,
+    CtrlT,
 }
 
 impl Key {
@@ -45,6 +47,7 @@ impl Key {
             Key::Enter => b"\r",
             Key::Esc => b"\x1b",
             Key::CtrlD => b"\x04",
+            Key::CtrlT => b"\x14",
         }
     }
 }
@@ -255,6 +258,29 @@ impl Pty {
         inner.split('|').map(|f| f.trim().to_owned()).collect()
     }
 
+    /// Resizes the terminal as a window resize does: the screen first
+    /// (vt100 keeps the cursor with its text, like xterm), then the pty,
+    /// whose new size reaches the child as SIGWINCH.
+    pub fn resize(&self, cols: u16, rows: u16) {
+        self.seen()
+            .parser
+            .screen_mut()
+            .set_size(nonzero(rows), nonzero(cols));
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+    }
+
+    /// Whether the child is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.process_id().expect("child pid")
     }
@@ -320,19 +346,31 @@ pub fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
 /// Every line of the scrollback, then the screen.
 pub fn all_text(parser: &mut vt100::Parser) -> String {
     let screen = parser.screen_mut();
+    let (rows, cols) = screen.size();
+    let (rows, cols) = (rows.get(), cols.get());
     screen.set_scrollback(usize::MAX);
     let total = screen.scrollback();
     let mut lines: Vec<String> = Vec::new();
     let mut offset = total;
     while offset > 0 {
         screen.set_scrollback(offset);
-        let take = offset.min(usize::from(ROWS));
-        lines.extend(screen.rows(0, COLS).take(take));
+        let take = offset.min(usize::from(rows));
+        lines.extend(screen.rows(0, cols).take(take));
         offset -= take;
     }
     screen.set_scrollback(0);
-    lines.extend(screen.rows(0, COLS));
+    lines.extend(screen.rows(0, cols));
     lines.join("\n")
+}
+
+/// The visible rows, trailing blanks trimmed.
+pub fn screen_rows(parser: &vt100::Parser) -> Vec<String> {
+    let screen = parser.screen();
+    let (_, cols) = screen.size();
+    screen
+        .rows(0, cols.get())
+        .map(|r| r.trim_end().to_owned())
+        .collect()
 }
 /// Byte ranges of `raw` that lie outside every synchronized update.
 pub fn outside_sync(raw: &[u8]) -> Vec<&[u8]> {

@@ -8,10 +8,10 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use light_agent::protocol::{
     AgentEvent, InputSource, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall, ToolOutcome,
 };
+use light_agent::tui::inline_terminal::Surface;
 use light_agent::tui::runner::Screen;
 use light_agent::tui::wrap::plain;
 use light_agent::tui::{App, AppMsg, TuiOptions, UiInput};
-use ratatui::backend::TestBackend;
 use serde_json::json;
 
 /// Wall clock used by every test (2026-01-01T00:00:00Z).
@@ -128,11 +128,88 @@ pub fn committed(app: &mut App) -> Vec<String> {
     app.take_committed().iter().map(plain).collect()
 }
 
-/// Draws the app on a fresh inline screen and returns the screen text.
+/// A terminal emulated by vt100: what the UI writes lands on its screen
+/// and in its scrollback, as on a real terminal.
+pub struct VtScreen {
+    pub parser: vt100::Parser,
+}
+
+impl VtScreen {
+    pub fn new(width: u16, height: u16) -> Self {
+        Self {
+            parser: vt100::Parser::new(
+                std::num::NonZeroU16::new(height).unwrap(),
+                std::num::NonZeroU16::new(width).unwrap(),
+                100_000,
+            ),
+        }
+    }
+
+    /// The visible screen, one line a row (trailing blanks trimmed).
+    pub fn text(&self) -> String {
+        let screen = self.parser.screen();
+        let (_, cols) = screen.size();
+        screen
+            .rows(0, cols.get())
+            .map(|r| r.trim_end().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Scrollback and screen, oldest line first.
+    pub fn all_text(&mut self) -> String {
+        let screen = self.parser.screen_mut();
+        let (rows, cols) = screen.size();
+        screen.set_scrollback(usize::MAX);
+        let mut offset = screen.scrollback();
+        let mut lines: Vec<String> = Vec::new();
+        while offset > 0 {
+            screen.set_scrollback(offset);
+            let take = offset.min(usize::from(rows.get()));
+            lines.extend(
+                screen
+                    .rows(0, cols.get())
+                    .take(take)
+                    .map(|r| r.trim_end().to_string()),
+            );
+            offset -= take;
+        }
+        screen.set_scrollback(0);
+        lines.extend(screen.rows(0, cols.get()).map(|r| r.trim_end().to_string()));
+        lines.join("\n")
+    }
+
+    /// Resizes the emulated screen, as a terminal window resize does.
+    pub fn resize(&mut self, width: u16, height: u16) {
+        self.parser.screen_mut().set_size(
+            std::num::NonZeroU16::new(height).unwrap(),
+            std::num::NonZeroU16::new(width).unwrap(),
+        );
+    }
+}
+
+impl std::io::Write for VtScreen {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.parser.process(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Surface for VtScreen {
+    fn size(&self) -> std::io::Result<(u16, u16)> {
+        let (rows, cols) = self.parser.screen().size();
+        Ok((cols.get(), rows.get()))
+    }
+}
+
+/// Draws the app on a fresh emulated terminal and returns the screen text.
 pub fn screen(app: &mut App, width: u16, height: u16) -> String {
-    let mut screen = Screen::new(TestBackend::new(width, height)).unwrap();
+    let mut screen = Screen::new(VtScreen::new(width, height)).unwrap();
     screen.draw(app).unwrap();
-    screen.backend().to_string()
+    screen.surface().text()
 }
 
 /// The runtime reports a prompt job queued.

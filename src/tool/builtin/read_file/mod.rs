@@ -4,15 +4,22 @@
 //! files come back as a window of whole lines totalling at most
 //! [`WINDOW_BYTES`], with a copyable `[next]` call; a single line longer than
 //! the window is paged by `byte_offset`. Memory stays bounded whatever the
-//! file size: the line count is a streamed scan in [`CHUNK_BYTES`] chunks,
-//! and at most one window (plus one line capped at the window) is held.
+//! file size: the line count is one SIMD pass keeping 8 bytes per MiB
+//! (`index.rs`), remembered per file identity, so a window is found without
+//! reading what lies before it and a repeat call reads only its lines; at
+//! most one window (plus one line capped at the window) is held.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+
+mod index;
+
+use index::LineIndex;
 
 use super::blocking::{self, StopFlag};
 use crate::tool::fs::{FileKind, FsRefusal, FsRefusalKind, OpenedFile, RelPath, Root};
@@ -23,8 +30,8 @@ use crate::tool::{Tool, ToolContext, ToolOutput};
 const NAME: &str = "read_file";
 /// Whole-file threshold and window budget.
 const WINDOW_BYTES: u64 = 100 * 1024;
-/// Read size of the line-count scan.
-const CHUNK_BYTES: usize = 64 * 1024;
+/// Buffer of the line-window reader.
+const READER_BYTES: usize = 64 * 1024;
 /// How much of the file start is checked for a NUL byte.
 const BINARY_SNIFF_BYTES: u64 = 8 * 1024;
 
@@ -162,16 +169,16 @@ fn refused_open(root: &Root, rel: &RelPath, request: &Request, refusal: FsRefusa
 /// The checks of the arguments alone, in the seed's order.
 fn check_request(relative: &str, args: &ReadFileArgs) -> Option<ToolOutput> {
     let refuse = |text: Labelled| Some(ToolOutput::error(text.finish()));
-    if let (Some(start), Some(end)) = (args.start_line, args.end_line) {
-        if start > end {
-            return refuse(
-                Labelled::what("invalid line range")
-                    .line("path", relative)
-                    .line("start_line", start)
-                    .line("end_line", end)
-                    .line("how", "start_line must be <= end_line"),
-            );
-        }
+    if let (Some(start), Some(end)) = (args.start_line, args.end_line)
+        && start > end
+    {
+        return refuse(
+            Labelled::what("invalid line range")
+                .line("path", relative)
+                .line("start_line", start)
+                .line("end_line", end)
+                .line("how", "start_line must be <= end_line"),
+        );
     }
     if let Some(offset) = args.byte_offset {
         let (Some(start), Some(end)) = (args.start_line, args.end_line) else {
@@ -230,15 +237,14 @@ struct FileView<'a> {
 
 /// Reads what `request` asks for from the opened file. `None` when stopped.
 fn read(
-    opened: OpenedFile,
+    mut opened: OpenedFile,
     request: &Request,
     stop: &StopFlag,
     seen: &SeenFiles,
 ) -> io::Result<Option<ToolOutput>> {
-    let mut file = opened.file;
     let size = opened.identity.size;
     let mut head = Vec::new();
-    (&mut file)
+    (&mut opened.file)
         .take(BINARY_SNIFF_BYTES.min(size))
         .read_to_end(&mut head)?;
     if head.contains(&0) {
@@ -253,11 +259,11 @@ fn read(
                 .finish(),
         )));
     }
-    file.seek(SeekFrom::Start(0))?;
     if size <= WINDOW_BYTES {
-        return Ok(Some(read_small(file, size, request, seen)?));
+        opened.file.seek(SeekFrom::Start(0))?;
+        return Ok(Some(read_small(opened.file, size, request, seen)?));
     }
-    read_large(file, size, request, stop)
+    read_large(opened, request, stop)
 }
 
 fn read_small(
@@ -294,62 +300,29 @@ fn read_small(
     })))
 }
 
-/// Line count of the whole file and the byte offset where `start_line`
-/// begins (if it exists), from one streamed pass.
-struct Scan {
-    total_lines: u64,
-    start_offset: Option<u64>,
-}
-
-fn scan(file: &mut File, size: u64, start_line: u64, stop: &StopFlag) -> io::Result<Option<Scan>> {
-    file.seek(SeekFrom::Start(0))?;
-    let mut chunk = vec![0u8; CHUNK_BYTES];
-    let mut line_feeds = 0u64;
-    let mut start_offset = (start_line == 1).then_some(0);
-    let mut base = 0u64;
-    let mut last_byte = None;
-    loop {
-        if stop.is_set() {
-            return Ok(None);
-        }
-        let n = file.read(&mut chunk)?;
-        if n == 0 {
-            break;
-        }
-        for (i, _) in chunk[..n].iter().enumerate().filter(|(_, b)| **b == b'\n') {
-            line_feeds += 1;
-            if start_offset.is_none() && line_feeds + 1 == start_line {
-                start_offset = Some(base + i as u64 + 1);
-            }
-        }
-        last_byte = chunk.get(n - 1).copied();
-        base += n as u64;
-    }
-    let unterminated_tail = u64::from(size > 0 && last_byte != Some(b'\n'));
-    Ok(Some(Scan {
-        total_lines: line_feeds + unterminated_tail,
-        start_offset,
-    }))
-}
-
+/// A window of a file over [`WINDOW_BYTES`]: the line index (remembered or
+/// built in one SIMD pass) says where the window starts; only the window
+/// (and at most one chunk to find a line's end) is read.
 fn read_large(
-    mut file: File,
-    size: u64,
+    opened: OpenedFile,
     request: &Request,
     stop: &StopFlag,
 ) -> io::Result<Option<ToolOutput>> {
+    let size = opened.identity.size;
     let start_line = request.start_line.unwrap_or(1);
-    let Some(scan) = scan(&mut file, size, start_line, stop)? else {
+    let Some(index) = index::index_for(&opened, stop)? else {
         return Ok(None);
     };
-    let start_offset = match scan.start_offset {
-        Some(offset) if start_line <= scan.total_lines => offset,
-        _ => {
+    let mut file = opened.file;
+    let total_lines = index.total_lines();
+    let start_offset = match index.line_start(&file, start_line)? {
+        Some(offset) => offset,
+        None => {
             return Ok(Some(ToolOutput::error(
                 Labelled::what("start_line is beyond the total number of lines")
                     .line("path", &request.relative)
                     .line("start_line", start_line)
-                    .line("total_lines", scan.total_lines)
+                    .line("total_lines", total_lines)
                     .line("how", "pick a line within the file; grep first if unsure")
                     .finish(),
             )));
@@ -358,7 +331,7 @@ fn read_large(
     let file_view = |lines, complete, reason, next, hint| FileView {
         relative: &request.relative,
         size,
-        total_lines: scan.total_lines,
+        total_lines,
         complete,
         lines,
         reason,
@@ -369,10 +342,10 @@ fn read_large(
         "to find a symbol, keyword or error text, grep first, then read from its start_line",
     );
 
-    let line_part = |file: &mut File, byte_offset| -> io::Result<Option<ToolOutput>> {
-        Ok(read_line_part(file, start_offset, byte_offset, stop)?.map(|part| {
+    let line_part = |file: &File, byte_offset, line_bytes| -> io::Result<Option<ToolOutput>> {
+        Ok(read_line_part(file, start_offset, byte_offset, line_bytes, stop)?.map(|part| {
             let (reason, next) = if part.reached_line_end {
-                let more = start_line < scan.total_lines
+                let more = start_line < total_lines
                     && request.end_line.is_none_or(|end| start_line < end);
                 let next = more.then_some(Next {
                     start_line: start_line + 1,
@@ -402,7 +375,7 @@ fn read_large(
     };
 
     if let Some(byte_offset) = request.byte_offset {
-        let line_bytes = line_length(&mut file, start_offset, stop)?;
+        let line_bytes = line_length(&index, &file, start_line, start_offset)?;
         if byte_offset >= line_bytes {
             return Ok(Some(ToolOutput::error(
                 Labelled::what("byte_offset is beyond the length of this line")
@@ -417,14 +390,14 @@ fn read_large(
                     .finish(),
             )));
         }
-        return line_part(&mut file, byte_offset);
+        return line_part(&file, byte_offset, line_bytes);
     }
 
     file.seek(SeekFrom::Start(start_offset))?;
-    let mut reader = BufReader::with_capacity(CHUNK_BYTES, &mut file);
+    let mut reader = BufReader::with_capacity(READER_BYTES, &mut file);
     let last_wanted = request
         .end_line
-        .map_or(scan.total_lines, |end| end.min(scan.total_lines));
+        .map_or(total_lines, |end| end.min(total_lines));
     let mut lines = Vec::new();
     let mut used = 0u64;
     let mut next = None;
@@ -442,7 +415,8 @@ fn read_large(
         if length > WINDOW_BYTES {
             if lines.is_empty() {
                 drop(reader);
-                return line_part(&mut file, 0);
+                let line_bytes = line_length(&index, &file, start_line, start_offset)?;
+                return line_part(&file, 0, line_bytes);
             }
             reason = "the next line exceeds the budget; stopped before it; continuing enters byte_offset mode";
             next = Some(Next {
@@ -465,7 +439,7 @@ fn read_large(
         lines.push((line_number, line_text(&line)));
         line_number += 1;
     }
-    let reached_end = lines.last().is_some_and(|(n, _)| *n == scan.total_lines);
+    let reached_end = lines.last().is_some_and(|(n, _)| *n == total_lines);
     let complete = next.is_none() && request.end_line.is_none() && reached_end;
     Ok(Some(ToolOutput::ok(render(&file_view(
         lines, complete, reason, next, hint,
@@ -499,31 +473,14 @@ fn line_text(line: &[u8]) -> String {
     String::from_utf8_lossy(line).into_owned()
 }
 
-/// Byte length of the line starting at `offset`, without its CR/LF.
-fn line_length(file: &mut File, offset: u64, stop: &StopFlag) -> io::Result<u64> {
-    file.seek(SeekFrom::Start(offset))?;
-    let mut chunk = vec![0u8; CHUNK_BYTES];
-    let mut length = 0u64;
-    let mut previous = None;
-    loop {
-        if stop.is_set() {
-            return Ok(length);
-        }
-        let n = file.read(&mut chunk)?;
-        if n == 0 {
-            return Ok(length);
-        }
-        if let Some(end) = chunk[..n].iter().position(|&b| b == b'\n') {
-            let before_lf = if end > 0 {
-                chunk.get(end - 1).copied()
-            } else {
-                previous
-            };
-            return Ok(length + end as u64 - u64::from(before_lf == Some(b'\r')));
-        }
-        length += n as u64;
-        previous = chunk.get(n - 1).copied();
-    }
+/// Byte length of line `line` (starting at `start`), without its CR/LF,
+/// from the index: at most one chunk and one byte are read.
+fn line_length(index: &LineIndex, file: &File, line: u64, start: u64) -> io::Result<u64> {
+    let (end, terminated) = index.line_end(file, line)?;
+    let mut before = [0u8; 1];
+    let carriage_return =
+        terminated && end > start && file.read_at(&mut before, end - 1)? == 1 && before[0] == b'\r';
+    Ok(end - start - u64::from(carriage_return))
 }
 
 /// One window of an over-long line.
@@ -537,26 +494,24 @@ struct LinePart {
 /// `byte_offset` into it. The window ends on a UTF-8 character boundary
 /// unless that would return nothing. `None` when stopped.
 fn read_line_part(
-    file: &mut File,
+    file: &File,
     line_start: u64,
     byte_offset: u64,
+    line_bytes: u64,
     stop: &StopFlag,
 ) -> io::Result<Option<LinePart>> {
-    let line_bytes = line_length(file, line_start, stop)?;
     if stop.is_set() {
         return Ok(None);
     }
     let wanted = line_bytes.saturating_sub(byte_offset).min(WINDOW_BYTES);
-    file.seek(SeekFrom::Start(line_start + byte_offset))?;
-    let mut bytes = Vec::new();
-    file.take(wanted).read_to_end(&mut bytes)?;
+    let mut bytes = vec![0u8; wanted as usize];
+    let got = index::read_full_at(file, &mut bytes, line_start + byte_offset)?;
+    bytes.truncate(got);
     let reached_line_end = byte_offset + bytes.len() as u64 >= line_bytes;
-    if !reached_line_end {
-        if let Err(e) = std::str::from_utf8(&bytes) {
-            // Only a character cut at the window's end; never return nothing.
-            if e.error_len().is_none() && e.valid_up_to() > 0 {
-                bytes.truncate(e.valid_up_to());
-            }
+    if !reached_line_end && let Err(e) = std::str::from_utf8(&bytes) {
+        // Only a character cut at the window's end; never return nothing.
+        if e.error_len().is_none() && e.valid_up_to() > 0 {
+            bytes.truncate(e.valid_up_to());
         }
     }
     Ok(Some(LinePart {
