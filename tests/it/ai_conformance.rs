@@ -1,7 +1,7 @@
 //! What every adaptor does alike, run for each of the four wire formats
-//! of the vendor table (`support::vendors`): the request it sends, the
-//! events it yields, how it classifies failures, cuts, timeouts and
-//! cancellation. Each case is one test per vendor (`case::gemini`, …).
+//! of the vendor table (`support::vendors`): its decoder's byte-split
+//! contract over the fixtures, the request it sends, the events it yields,
+//! how it classifies failures, cuts, timeouts and cancellation. Each case is one test per vendor (`case::gemini`, …).
 //! The vendor files (`ai_gemini.rs`, `ai_responses.rs`) keep only their
 //! quirks; what the agent loop does with a failure is in `agent_retries.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -12,10 +12,14 @@ use std::time::Duration;
 
 use light_agent::ai::{Adaptor, AiError, AiErrorKind, HttpOptions, TextRequest};
 use light_agent::protocol::{AgentEvent, ToolCall, Usage};
+use proptest::prelude::{ProptestConfig, any, prop_assert_eq};
+use proptest::sample::Index;
+use proptest::test_runner::TestRunner;
 use serde_json::json;
 use support::adaptor_calls::{
     assert_cancel_while_hanging_ends_fast, collect_request, hello_request,
 };
+use support::decoding::{Decoded, assert_same_at_every_split, deltas_concat, fixture, full_text};
 use support::vendors::{
     HttpFailure, KEY, QUOTA_TEXT, SERVER_ERROR_TEXT, StreamFailure, Vendor, for_vendors,
 };
@@ -38,6 +42,83 @@ async fn failure(vendor: Vendor, reply: Reply) -> AiError {
 fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
     events.iter().map(AgentEvent::kind).collect()
 }
+
+/// `bytes` through a fresh decoder of `vendor`, cut at `cuts`.
+fn decode_cut(vendor: Vendor, bytes: &[u8], cuts: &[usize]) -> Decoded {
+    support::decoding::decode_cut(vendor.decoder().as_mut(), bytes, cuts)
+}
+
+// ---------------------------------------------------------------- decoders
+
+for_vendors!(every_fixture_decodes_identically_at_every_split_point);
+async fn every_fixture_decodes_identically_at_every_split_point(vendor: Vendor) {
+    for name in vendor.all_fixtures() {
+        assert_same_at_every_split(
+            &format!("{vendor}: {name}"),
+            &fixture(name),
+            |bytes, cuts| decode_cut(vendor, bytes, cuts),
+        );
+    }
+}
+
+for_vendors!(random_splits_give_the_same_events);
+async fn random_splits_give_the_same_events(vendor: Vendor) {
+    let names = vendor.all_fixtures();
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases: 64,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let strategy = (
+        0..names.len(),
+        proptest::collection::vec(any::<Index>(), 0..40),
+    );
+    let result = runner.run(&strategy, |(which, raw_cuts)| {
+        let bytes = fixture(names[which]);
+        let mut cuts: Vec<usize> = raw_cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+        cuts.sort_unstable();
+        let whole = decode_cut(vendor, &bytes, &[]);
+        let split = decode_cut(vendor, &bytes, &cuts);
+        prop_assert_eq!(split.0, whole.0, "{}", names[which]);
+        prop_assert_eq!(split.1, whole.1, "{}", names[which]);
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{vendor}: {failure}");
+    }
+}
+
+for_vendors!(deltas_concatenate_to_the_full_events);
+async fn deltas_concatenate_to_the_full_events(vendor: Vendor) {
+    for name in vendor.fixtures() {
+        let (events, _) = decode_cut(vendor, &fixture(name), &[]);
+        for thought in [true, false] {
+            assert_eq!(
+                deltas_concat(&events, thought),
+                full_text(&events, thought),
+                "{vendor}: {name}"
+            );
+        }
+    }
+}
+
+for_vendors!(a_stream_cut_halfway_is_a_transport_error_after_deltas);
+async fn a_stream_cut_halfway_is_a_transport_error_after_deltas(vendor: Vendor) {
+    // The first fixture of each vendor has deltas in its first half.
+    for name in &vendor.fixtures()[..1] {
+        let bytes = fixture(name);
+        let mut decoder = vendor.decoder();
+        let mut events = Vec::new();
+        decoder
+            .feed(&bytes[..bytes.len() / 2], &mut events)
+            .unwrap();
+        let err = decoder.finish(&mut events).unwrap_err();
+        assert_eq!(err.kind, AiErrorKind::Transport, "{vendor}: {name}: {err}");
+        assert!(decoder.saw_delta(), "{vendor}: {name}");
+    }
+}
+
+// ---------------------------------------------------------------- adaptors
 
 for_vendors!(a_stream_sends_the_built_request_and_yields_events_in_order);
 async fn a_stream_sends_the_built_request_and_yields_events_in_order(vendor: Vendor) {
@@ -128,7 +209,7 @@ async fn bad_json_tool_arguments_reach_the_caller_as_a_string(vendor: Vendor) {
 for_vendors!(fixtures_served_in_three_byte_chunks_give_the_decoders_events);
 async fn fixtures_served_in_three_byte_chunks_give_the_decoders_events(vendor: Vendor) {
     for name in vendor.fixtures() {
-        let raw = String::from_utf8(support::decoding::fixture(name)).unwrap();
+        let raw = String::from_utf8(fixture(name)).unwrap();
         let mock = MockModel::start([Reply::sse(raw.clone()).chunk_every(3)]).await;
         let mut decoder = vendor.decoder();
         let mut expected = Vec::new();

@@ -454,6 +454,7 @@ impl Vendor {
                 "deepseek_reasoning.sse",
                 "ollama_tools.sse",
                 "openrouter_reasoning_usage.sse",
+                "llamacpp_no_done.sse",
             ],
             Vendor::Anthropic => &["anthropic_thinking_tool_use.sse"],
             Vendor::Gemini => &[
@@ -465,6 +466,26 @@ impl Vendor {
                 "responses_whole_call_in_item_done.sse",
             ],
         }
+    }
+
+    /// The SSE fixtures (`tests/fixtures/sse`) of 200 streams in this wire
+    /// format that end in an error object.
+    pub fn error_fixtures(self) -> &'static [&'static str] {
+        match self {
+            Vendor::OpenAi => &["openai_error_after_finish.sse", "openai_error_event.sse"],
+            Vendor::Anthropic => &["anthropic_error_event.sse"],
+            Vendor::Gemini => &["gemini_error_chunk.sse"],
+            Vendor::Responses => &["responses_failed.sse", "responses_error_event.sse"],
+        }
+    }
+
+    /// Every SSE fixture of this wire format, successful ones first.
+    pub fn all_fixtures(self) -> Vec<&'static str> {
+        self.fixtures()
+            .iter()
+            .chain(self.error_fixtures())
+            .copied()
+            .collect()
     }
 
     /// A fresh decoder for this wire format, naming calls as the table's
