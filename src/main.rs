@@ -401,7 +401,7 @@ async fn run_exec(
     } else {
         cli::exec::Format::Text
     };
-    let exit = cli::exec::run(agent, prompt, format).await;
+    let exit = cli::exec::run(agent, prompt, format, cwd, settings).await;
     session.release().await?;
     exit
 }

@@ -512,6 +512,12 @@ impl Agent {
         self.shared.hub.subscribe()
     }
 
+    /// Sends `text` to every notice subscriber as a [`Notice::Warning`]
+    /// (something outside the loop, like an MCP server, that the user should know).
+    pub fn warn(&self, text: impl Into<String>) {
+        self.shared.hub.notice(Notice::Warning(text.into()));
+    }
+
     /// Host notices (retry waits, warnings) from now on.
     pub fn subscribe_notices(&self) -> mpsc::UnboundedReceiver<Notice> {
         self.shared.hub.subscribe_notices()

@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use light_agent::agent::{Agent, AgentConfig, LoopConfig};
@@ -13,6 +14,7 @@ use light_agent::ai::{
 };
 use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
+use light_agent::mcp::McpServers;
 use light_agent::permission::{Approver, Mode, Permits, Policy};
 use light_agent::sandbox::{SandboxMode, SandboxPolicy};
 use light_agent::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
@@ -231,6 +233,26 @@ pub fn agent(
     let policy = Policy::new(mode, settings.permissions.rules.clone());
     agent.set_permits(Permits::new(policy, gate.approver.clone()));
     Ok((agent, warnings))
+}
+
+/// How long the first prompt waits for MCP servers still starting; later
+/// ones join the next model request.
+pub const MCP_GRACE: Duration = Duration::from_secs(2);
+
+/// Starts the configured MCP servers in the background, their tools joining
+/// `agent`'s registry; a server that fails is reported once as a warning
+/// notice. In the read-only mode only tools the servers mark read-only are
+/// offered. Call after subscribing to the agent's notices and setting its permits.
+pub fn mcp_servers(agent: &Agent, cwd: &Path, settings: &Settings) -> McpServers {
+    let notices = agent.clone();
+    let read_only_only = agent.permits().mode() == Mode::ReadOnly;
+    McpServers::start(
+        &settings.mcp_servers,
+        cwd,
+        agent.tool(),
+        read_only_only,
+        move |text| notices.warn(text),
+    )
 }
 
 /// The command runner for a session in `cwd`: the sandbox from `[sandbox]`

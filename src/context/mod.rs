@@ -233,19 +233,19 @@ impl ContextBuilder {
     ) -> Result<BuildResult, ContextError> {
         let fixed = estimate::fixed_tokens(&self.system_prompt, tools);
         self.check_prompt(window, fixed)?;
-        if self.config.strategy && (force || self.needs_summary(window, fixed)) {
-            if let Some(folded) =
+        if self.config.strategy
+            && (force || self.needs_summary(window, fixed))
+            && let Some(folded) =
                 summary::summarise(window, adaptor, now, self.summary_limits()).await?
-            {
-                let prepared = self.prepare(&folded.window, tools);
-                return Ok(BuildResult {
-                    system_prompt: self.system_prompt.clone(),
-                    events: prepared.events,
-                    summary: Some(folded.summary),
-                    window: Some(folded.window),
-                    tokens: prepared.tokens,
-                });
-            }
+        {
+            let prepared = self.prepare(&folded.window, tools);
+            return Ok(BuildResult {
+                system_prompt: self.system_prompt.clone(),
+                events: prepared.events,
+                summary: Some(folded.summary),
+                window: Some(folded.window),
+                tokens: prepared.tokens,
+            });
         }
         let prepared = self.prepare(window, tools);
         Ok(BuildResult {

@@ -242,10 +242,10 @@ pub fn session_rules(gate: &GateRequest) -> Vec<Rule> {
     let shape = analyse(command, std::path::Path::new(dir), &roots);
     let mut rules: Vec<Rule> = Vec::new();
     for prefix in shape.segments.iter().filter_map(Segment::session_prefix) {
-        if let Ok(rule) = Rule::parse(&format!("shell({prefix} *)"), RuleSource::Session) {
-            if !rules.contains(&rule) {
-                rules.push(rule);
-            }
+        if let Ok(rule) = Rule::parse(&format!("shell({prefix} *)"), RuleSource::Session)
+            && !rules.contains(&rule)
+        {
+            rules.push(rule);
         }
     }
     rules

@@ -179,7 +179,7 @@ where
             urgent |= ends_a_turn(&msg);
             app.update(msg);
             drained += 1;
-            if drained % 64 == 0 && Instant::now() >= drain_until {
+            if drained.is_multiple_of(64) && Instant::now() >= drain_until {
                 break;
             }
         }

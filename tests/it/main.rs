@@ -33,6 +33,8 @@ mod exec_providers;
 mod fs_hostile_project;
 mod fs_swap_races;
 mod hostile_output;
+mod mcp;
+mod mcp_exec;
 mod permission_shell_rules;
 mod readme;
 mod secret_redaction;

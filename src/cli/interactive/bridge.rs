@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::Result;
 use light_agent::agent::{Agent, AgentMessage, Notice};
 use light_agent::ai::Adaptor;
+use light_agent::mcp::McpServers;
 use light_agent::permission::Mode;
 use light_agent::sandbox::SandboxState;
 use light_agent::session::{AgentSession, SessionManager};
@@ -43,6 +44,8 @@ pub(super) struct RuntimeBridge {
     pub(super) shell: Option<Shell>,
     /// Asks the UI before a change is applied or a command runs.
     approver: Arc<TuiApprover>,
+    /// The MCP servers of the current agent; replaced with it.
+    mcp: Option<McpServers>,
     /// The user's `!cmd`s run so far (for pane ids).
     pub(super) user_runs: u64,
     /// Stops the user's running commands (Esc).
@@ -75,6 +78,7 @@ impl RuntimeBridge {
             session,
             agent: None,
             agent_error: None,
+            mcp: None,
             messages: None,
             shell: None,
             user_runs: 0,
@@ -116,6 +120,11 @@ impl RuntimeBridge {
                     self.notice(NoticeLevel::Error, format!("{e:#}"));
                 }
                 self.messages = Some(agent.subscribe_all());
+                self.mcp = Some(build::mcp_servers(
+                    &agent,
+                    &self.launch.cwd,
+                    &self.launch.settings,
+                ));
                 if self.session.is_written() {
                     // Esc cancels it like any job; the next prompt then loads.
                     let _ = agent.submit_load();
@@ -303,6 +312,10 @@ impl RuntimeBridge {
                 self.manager.set_title(self.session.id(), &title).await?;
             }
         }
+        if let Some(mcp) = &self.mcp {
+            // Servers still starting get a short grace before the first request.
+            mcp.settled(build::MCP_GRACE).await;
+        }
         if let Err(e) = agent.submit(text.clone()) {
             self.send(UiInput::PromptRejected {
                 text,
@@ -363,6 +376,11 @@ impl RuntimeBridge {
                     self.notice(NoticeLevel::Error, format!("{e:#}"));
                 }
                 self.messages = Some(agent.subscribe_all());
+                self.mcp = Some(build::mcp_servers(
+                    &agent,
+                    &self.launch.cwd,
+                    &self.launch.settings,
+                ));
                 if self.session.is_written() {
                     let _ = agent.submit_load();
                 }
@@ -408,6 +426,7 @@ impl RuntimeBridge {
     /// Stops the current agent, waits for its interrupted turn to end and
     /// marks the session idle.
     async fn detach(&mut self) {
+        self.mcp = None;
         if let Some(agent) = self.agent.take() {
             agent.interrupt("session closed");
             let _ = agent.take_queued();

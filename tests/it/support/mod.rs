@@ -12,6 +12,7 @@
 //! - [`agent_harness`]: an agent over the mock in a small demo repo.
 //! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
+//! - [`mcp_server`]: the in-repo MCP test server (rmcp server side).
 #![allow(dead_code, unused_imports)]
 
 pub mod adaptor_calls;
@@ -20,6 +21,7 @@ pub mod bounded;
 pub mod child_env;
 pub mod decoding;
 pub mod history;
+pub mod mcp_server;
 pub mod mock_model;
 pub mod shell_harness;
 pub mod streams;
