@@ -34,6 +34,7 @@ mod fs_swap_races;
 mod hostile_output;
 mod mcp;
 mod mcp_exec;
+mod mcp_list;
 mod permission_shell_rules;
 mod readme;
 mod secret_redaction;

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use light_agent::mcp::{McpServerConfig, McpServers, ServerState};
+use light_agent::mcp::{McpServerConfig, McpServers, RestartError, ServerState};
 use light_agent::permission::{Mode, Permits, Policy, RuleList};
 use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
@@ -254,4 +254,75 @@ async fn wait_for(path: &Path) {
     })
     .await
     .unwrap_or_else(|_| panic!("{} never appeared", path.display()));
+}
+
+#[tokio::test]
+async fn restart_retries_a_failed_server_and_refuses_unknown_or_disabled_ones() {
+    // The program does not exist at the first start; it does at the retry.
+    let bin = tempfile::tempdir().unwrap();
+    let script = bin.path().join("server.sh");
+    let mut later = server("normal", None);
+    let real = std::mem::replace(&mut later.command, script.display().to_string());
+    let mut off = server("normal", None);
+    off.enabled = false;
+    let started = start(BTreeMap::from([
+        ("later".to_owned(), later),
+        ("off".to_owned(), off),
+    ]))
+    .await;
+    let status = |name: &str| {
+        started
+            .servers
+            .statuses()
+            .into_iter()
+            .find(|s| s.name == name)
+            .unwrap()
+    };
+    let failed = status("later");
+    assert!(
+        matches!(failed.state, ServerState::Failed { .. }),
+        "{failed:?}"
+    );
+    assert!(!started.registry.contains("mcp__later__echo"));
+
+    std::fs::write(&script, format!("#!/bin/sh\nexec {real:?} \"$@\"\n")).unwrap();
+    let mut permissions = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script, permissions).unwrap();
+    started.servers.restart("later").unwrap();
+    assert_eq!(status("later").state, ServerState::Starting);
+    assert_eq!(
+        started.servers.restart("later"),
+        Err(RestartError::Starting("later".to_owned()))
+    );
+    assert!(started.servers.settled(Duration::from_secs(120)).await);
+    let ready = status("later");
+    assert!(
+        matches!(ready.state, ServerState::Ready { .. }),
+        "{ready:?}"
+    );
+    assert!(ready.started_at >= failed.started_at);
+    let echo = call(&started, "mcp__later__echo", json!({"text": "back"})).await;
+    assert_eq!(echo, ToolOutput::ok("echo: back"));
+    assert_eq!(
+        started.failures.lock().unwrap().len(),
+        1,
+        "the first failure only"
+    );
+
+    // A running server restarts with its tools registered once again.
+    started.servers.restart("later").unwrap();
+    assert!(!started.registry.contains("mcp__later__echo"));
+    assert!(started.servers.settled(Duration::from_secs(120)).await);
+    let echo = call(&started, "mcp__later__echo", json!({"text": "again"})).await;
+    assert_eq!(echo, ToolOutput::ok("echo: again"));
+
+    assert_eq!(
+        started.servers.restart("off"),
+        Err(RestartError::Disabled("off".to_owned()))
+    );
+    assert_eq!(
+        started.servers.restart("nope"),
+        Err(RestartError::Unknown("nope".to_owned()))
+    );
 }
