@@ -15,7 +15,8 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// One `[mcp_servers.NAME]` table: a server started as a child process that
-/// speaks MCP on its stdin and stdout.
+/// speaks MCP on its stdin and stdout (`command`), or one reached over
+/// streamable HTTP (`url`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct McpServerConfig {
@@ -30,6 +31,13 @@ pub struct McpServerConfig {
     pub env_passthrough: Vec<String>,
     /// The child's working directory; the agent's when unset.
     pub cwd: Option<PathBuf>,
+    /// The streamable-HTTP endpoint (instead of `command`).
+    pub url: Option<String>,
+    /// Name of the variable of ours holding the bearer token sent to `url`
+    /// (the token itself never sits in the config).
+    pub bearer_token_env_var: Option<String>,
+    /// Extra HTTP headers sent to `url` with every request.
+    pub headers: BTreeMap<String, String>,
     /// Seconds allowed for start-up (spawn, `initialize`, `tools/list`).
     pub startup_timeout_sec: Option<u64>,
     /// Seconds allowed for one tool call.
@@ -50,6 +58,9 @@ impl Default for McpServerConfig {
             env: BTreeMap::new(),
             env_passthrough: Vec::new(),
             cwd: None,
+            url: None,
+            bearer_token_env_var: None,
+            headers: BTreeMap::new(),
             startup_timeout_sec: None,
             tool_timeout_sec: None,
             enabled_tools: None,

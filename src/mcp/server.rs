@@ -1,6 +1,7 @@
-//! One server: spawned as a child process, initialised, its tools listed and
+//! One server: spawned as a child process or reached over streamable HTTP, initialised, its tools listed and
 //! registered; each call sent with the protocol's cancellation.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -8,9 +9,11 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use http::{HeaderName, HeaderValue};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
@@ -47,45 +50,28 @@ pub(crate) async fn start(
     read_only_only: bool,
 ) -> Result<Started, String> {
     let filter = config.tool_filter()?;
-    if config.command.trim().is_empty() {
-        return Err("no `command` set".to_owned());
-    }
-    let mut command = Command::new(&config.command);
-    command.args(&config.args).env_clear();
-    for var in BASE_ENV
-        .iter()
-        .copied()
-        .chain(config.env_passthrough.iter().map(String::as_str))
-    {
-        if let Some(value) = std::env::var_os(var) {
-            command.env(var, value);
-        }
-    }
-    command.envs(&config.env);
-    command.current_dir(config.cwd.as_deref().unwrap_or(cwd));
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
-    if let Some(stderr) = stderr {
-        tokio::spawn(log_stderr(name.to_owned(), stderr));
-    }
-
     let timeout = config.startup_timeout();
     let connect = async {
-        let service = ().serve(transport).await.map_err(|e| e.to_string())?;
-        let tools = service.list_all_tools().await.map_err(|e| e.to_string())?;
+        let service = match config.url.as_deref() {
+            Some(url) => {
+                let http = StreamableHttpClientTransport::from_config(http_config(url, config)?);
+                ().serve(http).await
+            }
+            None => ().serve(child_transport(name, config, cwd)?).await,
+        }
+        .map_err(|e| format!("start-up failed: {e}"))?;
+        let tools = service
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("start-up failed: {e}"))?;
         Ok::<_, String>((service, tools))
     };
-    let (service, tools) = tokio::time::timeout(timeout, connect)
-        .await
-        .map_err(|_| {
-            format!(
-                "no answer within {} s (startup_timeout_sec)",
-                timeout.as_secs()
-            )
-        })?
-        .map_err(|e| format!("start-up failed: {e}"))?;
+    let (service, tools) = tokio::time::timeout(timeout, connect).await.map_err(|_| {
+        format!(
+            "no answer within {} s (startup_timeout_sec)",
+            timeout.as_secs()
+        )
+    })??;
 
     let mut registered = Vec::new();
     let read_only = |tool: &rmcp::model::Tool| {
@@ -122,6 +108,65 @@ pub(crate) async fn start(
         service,
         tools: registered,
     })
+}
+
+/// The child process of a `command` server, its stderr copied to the log.
+fn child_transport(
+    name: &str,
+    config: &McpServerConfig,
+    cwd: &Path,
+) -> Result<TokioChildProcess, String> {
+    if config.command.trim().is_empty() {
+        return Err("neither `command` nor `url` set".to_owned());
+    }
+    let mut command = Command::new(&config.command);
+    command.args(&config.args).env_clear();
+    for var in BASE_ENV
+        .iter()
+        .copied()
+        .chain(config.env_passthrough.iter().map(String::as_str))
+    {
+        if let Some(value) = std::env::var_os(var) {
+            command.env(var, value);
+        }
+    }
+    command.envs(&config.env);
+    command.current_dir(config.cwd.as_deref().unwrap_or(cwd));
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
+    if let Some(stderr) = stderr {
+        tokio::spawn(log_stderr(name.to_owned(), stderr));
+    }
+    Ok(transport)
+}
+
+/// How to reach a `url` server over streamable HTTP: the bearer token read
+/// from `bearer_token_env_var`, `headers` on every request.
+fn http_config(
+    url: &str,
+    config: &McpServerConfig,
+) -> Result<StreamableHttpClientTransportConfig, String> {
+    // rmcp's client is rustls without a provider of its own; ring is the one
+    // our model client uses already. Fails harmlessly once one is installed.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut headers = HashMap::new();
+    for (name, value) in &config.headers {
+        let name = HeaderName::try_from(name.as_str())
+            .map_err(|e| format!("header name {name:?}: {e}"))?;
+        let mut value =
+            HeaderValue::try_from(value.as_str()).map_err(|e| format!("header {name}: {e}"))?;
+        value.set_sensitive(true);
+        headers.insert(name, value);
+    }
+    let mut transport = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+    if let Some(var) = &config.bearer_token_env_var {
+        let token =
+            std::env::var(var).map_err(|_| format!("`{var}` (bearer_token_env_var) is not set"))?;
+        transport = transport.auth_header(token);
+    }
+    Ok(transport)
 }
 
 /// Copies the child's stderr into the log in bounded chunks (a flood without

@@ -326,3 +326,60 @@ async fn restart_retries_a_failed_server_and_refuses_unknown_or_disabled_ones() 
         Err(RestartError::Unknown("nope".to_owned()))
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_streamable_http_server_is_called_with_its_token_and_headers() {
+    let http = mcp_server::serve_http().await;
+    let remote = McpServerConfig {
+        url: Some(http.url.clone()),
+        // Any variable that is set does: its value is the token.
+        bearer_token_env_var: Some("PATH".to_owned()),
+        headers: BTreeMap::from([("X-Team".to_owned(), "light".to_owned())]),
+        disabled_tools: vec!["hidden".to_owned()],
+        ..McpServerConfig::default()
+    };
+    let unset = McpServerConfig {
+        url: Some(http.url.clone()),
+        bearer_token_env_var: Some("LIGHT_AGENT_TEST_NO_SUCH_TOKEN".to_owned()),
+        ..McpServerConfig::default()
+    };
+    let started = start(BTreeMap::from([
+        ("remote".to_owned(), remote),
+        ("unset".to_owned(), unset),
+    ]))
+    .await;
+    let statuses = started.servers.statuses();
+    let ServerState::Ready { tools } = &statuses[0].state else {
+        panic!("{statuses:?}");
+    };
+    assert!(tools.contains(&"mcp__remote__echo".to_owned()), "{tools:?}");
+    assert!(
+        !tools.contains(&"mcp__remote__hidden".to_owned()),
+        "{tools:?}"
+    );
+    assert_eq!(
+        statuses[1].state,
+        ServerState::Failed {
+            error: "`LIGHT_AGENT_TEST_NO_SUCH_TOKEN` (bearer_token_env_var) is not set".to_owned()
+        }
+    );
+
+    let echo = call(&started, "mcp__remote__echo", json!({"text": "over http"})).await;
+    assert_eq!(echo, ToolOutput::ok("echo: over http"));
+    let fail = call(&started, "mcp__remote__fail", json!({})).await;
+    assert!(fail.is_error, "{fail:?}");
+
+    let token = format!("Bearer {}", std::env::var("PATH").unwrap());
+    let seen = http.seen.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    for headers in &seen {
+        assert_eq!(
+            headers.get("authorization").map(|v| v.to_str().unwrap()),
+            Some(token.as_str())
+        );
+        assert_eq!(
+            headers.get("x-team").map(|v| v.to_str().unwrap()),
+            Some("light")
+        );
+    }
+}

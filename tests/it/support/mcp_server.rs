@@ -1,8 +1,10 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The in-repo MCP test server, built on rmcp's server side. It runs inside
 //! the test binary itself (the ignored `mcp::server_role` test), speaking MCP
-//! on stdin/stdout; `MCP_TEST_MODE` picks its behaviour.
+//! on stdin/stdout; `MCP_TEST_MODE` picks its behaviour. [`serve_http`]
+//! serves it over streamable HTTP on loopback instead.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
@@ -111,4 +113,52 @@ pub async fn serve() {
         return;
     };
     let _ = service.waiting().await;
+}
+
+/// The same server over streamable HTTP on a loopback port, in this
+/// process; dropped, it stops accepting.
+pub struct HttpServer {
+    /// The endpoint (`http://127.0.0.1:PORT/mcp`).
+    pub url: String,
+    /// The headers of every request received, in order.
+    pub seen: Arc<Mutex<Vec<hyper::HeaderMap>>>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+/// Serves [`TestServer`] over streamable HTTP on 127.0.0.1 (any port).
+pub async fn serve_http() -> HttpServer {
+    use hyper_util::rt::TokioIo;
+    use hyper_util::service::TowerToHyperService;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let service = TowerToHyperService::new(StreamableHttpService::new(
+        || Ok(TestServer),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    ));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let accept = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (service, log) = (service.clone(), Arc::clone(&log));
+            let recorded = hyper::service::service_fn(move |request: hyper::Request<_>| {
+                log.lock().unwrap().push(request.headers().clone());
+                hyper::service::Service::call(&service, request)
+            });
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), recorded),
+            );
+        }
+    });
+    HttpServer { url, seen, accept }
 }
