@@ -33,6 +33,7 @@ mod fs_hostile_project;
 mod fs_swap_races;
 mod hostile_output;
 mod mcp;
+mod mcp_everything;
 mod mcp_exec;
 mod mcp_list;
 mod permission_shell_rules;
