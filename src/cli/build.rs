@@ -167,7 +167,7 @@ pub fn context_config(
         prompts,
         project_instructions: instructions,
         skills,
-        strategy_enabled: settings.context_strategy,
+        strategy: settings.context_strategy,
         context_window: settings.context_window,
         compact_at: settings.compact_at,
     };
