@@ -95,6 +95,12 @@ async fn permissions_gate_calls_and_read_only_offers_read_only_tools() {
     // The server did not run it: it is still up.
     let after = call_in(&started, Mode::Auto, "mcp__t__echo", json!({"text": "b"})).await;
     assert_eq!(after, ToolOutput::ok("echo: b"));
+    // `ask` asks even for a tool the server marks read-only.
+    let asked = call_in(&started, Mode::Ask, "mcp__t__echo", json!({"text": "c"})).await;
+    assert!(
+        asked.is_error && asked.content.contains("nobody is here to approve"),
+        "{asked:?}"
+    );
 
     let read_only = start_in(
         BTreeMap::from([("t".to_owned(), server("normal", None))]),
