@@ -235,8 +235,8 @@ pub fn agent(
     Ok((agent, warnings))
 }
 
-/// How long the TUI's first prompt waits for MCP servers still starting;
-/// later ones join the next model request. (`exec` waits for each start to
+/// How long after their start the TUI's prompts wait for MCP servers still
+/// starting; later ones join the next model request. (`exec` waits for each start to
 /// settle.)
 pub const MCP_GRACE: Duration = Duration::from_secs(2);
 

@@ -79,6 +79,8 @@ struct Inner {
     /// The connection of each running server, by name.
     services: Mutex<BTreeMap<String, RunningService<RoleClient, ()>>>,
     starting: watch::Sender<usize>,
+    /// When [`McpServers::start`] was called.
+    started: tokio::time::Instant,
 }
 
 impl McpServers {
@@ -123,6 +125,7 @@ impl McpServers {
                 statuses: Mutex::new(statuses),
                 services: Mutex::new(BTreeMap::new()),
                 starting: watch::Sender::new(starting),
+                started: tokio::time::Instant::now(),
             }),
         };
         for (name, config) in servers.iter().filter(|(_, c)| c.enabled) {
@@ -177,6 +180,15 @@ impl McpServers {
         tokio::time::timeout(grace, rx.wait_for(|n| *n == 0))
             .await
             .is_ok_and(|r| r.is_ok())
+    }
+
+    /// Waits until no server is starting any more, or until `grace` after
+    /// [`start`](Self::start): a prompt sent once the grace is over never
+    /// waits, however slow a server is.
+    pub async fn settled_in_grace(&self, grace: Duration) {
+        let mut rx = self.inner.starting.subscribe();
+        let deadline = self.inner.started + grace;
+        let _ = tokio::time::timeout_at(deadline, rx.wait_for(|n| *n == 0)).await;
     }
 
     /// The longest start-up time any enabled server is allowed: after it,

@@ -389,3 +389,31 @@ async fn a_streamable_http_server_is_called_with_its_token_and_headers() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_grace_counts_from_the_start_and_never_waits_for_a_slow_server() {
+    let mut silent = server("silent", None);
+    silent.startup_timeout_sec = Some(600);
+    let dir = tempfile::tempdir().unwrap();
+    let servers = McpServers::start(
+        &BTreeMap::from([("slow".to_owned(), silent)]),
+        dir.path(),
+        &ToolRegistry::new(),
+        false,
+        |_| {},
+    );
+    // The guard is far below the server's start-up time: returning proves
+    // the wait ended with the grace, not with the server.
+    crate::support::bounded::ends(
+        "the grace",
+        servers.settled_in_grace(Duration::from_millis(100)),
+    )
+    .await;
+    assert_eq!(servers.statuses()[0].state, ServerState::Starting);
+    crate::support::bounded::ends(
+        "a prompt after the grace",
+        servers.settled_in_grace(Duration::from_millis(100)),
+    )
+    .await;
+    assert!(!servers.settled(Duration::ZERO).await);
+}

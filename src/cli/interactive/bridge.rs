@@ -342,8 +342,9 @@ impl RuntimeBridge {
             }
         }
         if let Some(mcp) = &self.mcp {
-            // Servers still starting get a short grace before the first request.
-            mcp.settled(build::MCP_GRACE).await;
+            // Servers still starting get a short grace, counted from their
+            // start: a prompt typed later never waits.
+            mcp.settled_in_grace(build::MCP_GRACE).await;
         }
         if let Err(e) = agent.submit(text.clone()) {
             self.send(UiInput::PromptRejected {
