@@ -278,9 +278,7 @@ pub fn shell(
     let helper = if full_permissions || sandbox.mode == SandboxMode::Off {
         None
     } else {
-        // The helper is this very binary; if it cannot be found there is no
-        // sandbox, and the probe says so (auto then asks before every command).
-        Some(std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe")))
+        Some(sandbox_helper())
     };
     let provider_keys = settings
         .providers
@@ -335,3 +333,16 @@ pub fn title_of(prompt: &str) -> String {
         .trim();
     super::truncate(line, 60)
 }
+
+/// The sandbox helper: `light-agent-sandbox` beside this binary (it starts
+/// in a fraction of the time), else this very binary. If neither can be run
+/// there is no sandbox, and the probe says so (auto then asks before every
+/// command).
+fn sandbox_helper() -> PathBuf {
+    let this = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe"));
+    let beside = this.with_file_name(SANDBOX_HELPER_BIN);
+    if beside.is_file() { beside } else { this }
+}
+
+/// The file name of the stand-alone sandbox helper.
+const SANDBOX_HELPER_BIN: &str = "light-agent-sandbox";
