@@ -11,15 +11,17 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::CallToolRequestParams;
+use rmcp::service::NotificationContext;
 use rmcp::service::{Peer, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::process::{ChildStderr, Command};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::config::McpServerConfig;
+use super::config::{McpServerConfig, ToolFilter};
 use super::names::tool_name;
 use super::result::to_output;
 use crate::permission::{ApprovalDetail, ApprovalRequest, GateRequest};
@@ -34,8 +36,26 @@ const BASE_ENV: &[&str] = &[
 /// A running server: the connection (dropping it ends the child) and the
 /// registry names of its tools.
 pub(crate) struct Started {
-    pub(crate) service: RunningService<RoleClient, ()>,
+    pub(crate) service: RunningService<RoleClient, Handler>,
     pub(crate) tools: Vec<String>,
+    /// One message per `notifications/tools/list_changed` from the server.
+    pub(crate) list_changed: UnboundedReceiver<()>,
+}
+
+/// Our side of the connection: passes tool-list changes on.
+pub(crate) struct Handler {
+    list_changed: UnboundedSender<()>,
+}
+
+impl ClientHandler for Handler {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        // The receiver is gone only once the server is being dropped.
+        let _ = self.list_changed.send(());
+        std::future::ready(())
+    }
 }
 
 /// Spawns the server `name`, initialises it and registers its offered tools
@@ -51,13 +71,17 @@ pub(crate) async fn start(
 ) -> Result<Started, String> {
     let filter = config.tool_filter()?;
     let timeout = config.startup_timeout();
+    let (changed, list_changed) = unbounded_channel();
+    let handler = Handler {
+        list_changed: changed,
+    };
     let connect = async {
         let service = match config.url.as_deref() {
             Some(url) => {
                 let http = StreamableHttpClientTransport::from_config(http_config(url, config)?);
-                ().serve(http).await
+                handler.serve(http).await
             }
-            None => ().serve(child_transport(name, config, cwd)?).await,
+            None => handler.serve(child_transport(name, config, cwd)?).await,
         }
         .map_err(|e| format!("start-up failed: {e}"))?;
         let tools = service
@@ -73,6 +97,62 @@ pub(crate) async fn start(
         )
     })??;
 
+    let registered = register(
+        name,
+        config,
+        &filter,
+        service.peer(),
+        &tools,
+        registry,
+        read_only_only,
+    );
+    Ok(Started {
+        service,
+        tools: registered,
+        list_changed,
+    })
+}
+
+/// Lists the server's tools again after it said they changed: the old
+/// registry names `old` leave, the offered ones join. Returns the new names.
+pub(crate) async fn refresh(
+    name: &str,
+    config: &McpServerConfig,
+    peer: &Peer<RoleClient>,
+    registry: &ToolRegistry,
+    read_only_only: bool,
+    old: &[String],
+) -> Result<Vec<String>, String> {
+    let filter = config.tool_filter()?;
+    let tools = tokio::time::timeout(config.startup_timeout(), peer.list_all_tools())
+        .await
+        .map_err(|_| "no tool list within startup_timeout_sec".to_owned())?
+        .map_err(|e| e.to_string())?;
+    for tool in old {
+        registry.remove(tool);
+    }
+    Ok(register(
+        name,
+        config,
+        &filter,
+        peer,
+        &tools,
+        registry,
+        read_only_only,
+    ))
+}
+
+/// Registers the offered ones of `tools` (only those the server marks
+/// read-only when `read_only_only`); returns their registry names.
+fn register(
+    name: &str,
+    config: &McpServerConfig,
+    filter: &ToolFilter,
+    peer: &Peer<RoleClient>,
+    tools: &[rmcp::model::Tool],
+    registry: &ToolRegistry,
+    read_only_only: bool,
+) -> Vec<String> {
     let mut registered = Vec::new();
     let read_only = |tool: &rmcp::model::Tool| {
         tool.annotations
@@ -95,7 +175,7 @@ pub(crate) async fn start(
         let call = McpTool {
             server: name.to_owned(),
             tool: tool.name.to_string(),
-            peer: service.peer().clone(),
+            peer: peer.clone(),
             timeout: config.tool_timeout(),
             read_only: read_only(tool),
         };
@@ -104,10 +184,7 @@ pub(crate) async fn start(
             Err(e) => tracing::warn!(target: "mcp", server = name, "tool not offered: {e}"),
         }
     }
-    Ok(Started {
-        service,
-        tools: registered,
-    })
+    registered
 }
 
 /// The child process of a `command` server, its stderr copied to the log.

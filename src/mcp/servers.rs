@@ -2,11 +2,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use rmcp::RoleClient;
-use rmcp::service::RunningService;
+use rmcp::service::{Peer, RunningService};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::watch;
 
 use super::config::McpServerConfig;
@@ -77,7 +78,7 @@ struct Inner {
     on_failure: Arc<OnFailure>,
     statuses: Mutex<Vec<ServerStatus>>,
     /// The connection of each running server, by name.
-    services: Mutex<BTreeMap<String, RunningService<RoleClient, ()>>>,
+    services: Mutex<BTreeMap<String, RunningService<RoleClient, server::Handler>>>,
     starting: watch::Sender<usize>,
     /// When [`McpServers::start`] was called.
     started: tokio::time::Instant,
@@ -221,7 +222,15 @@ fn spawn_start(inner: &Arc<Inner>, name: &str, config: &McpServerConfig) {
         };
         let state = match outcome {
             Ok(started) => {
+                let peer = started.service.peer().clone();
                 lock(&inner.services).insert(name.clone(), started.service);
+                tokio::spawn(follow_tool_list(
+                    Arc::downgrade(&inner),
+                    name.clone(),
+                    config.clone(),
+                    peer,
+                    started.list_changed,
+                ));
                 ServerState::Ready {
                     tools: started.tools,
                 }
@@ -244,6 +253,53 @@ impl std::fmt::Debug for McpServers {
         f.debug_struct("McpServers")
             .field("servers", &self.statuses())
             .finish()
+    }
+}
+
+/// Lists a running server's tools again each time it says they changed, so
+/// the next model request offers the new list. Ends with the connection
+/// (the sender lives in its handler) or when every handle is gone.
+async fn follow_tool_list(
+    weak: Weak<Inner>,
+    name: String,
+    config: McpServerConfig,
+    peer: Peer<RoleClient>,
+    mut list_changed: UnboundedReceiver<()>,
+) {
+    while list_changed.recv().await.is_some() {
+        // Several notices in a row need one new list.
+        while list_changed.try_recv().is_ok() {}
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        let old = match lock(&inner.statuses).iter().find(|s| s.name == name) {
+            Some(ServerStatus {
+                state: ServerState::Ready { tools },
+                ..
+            }) => tools.clone(),
+            // Restarting or failed: the new start lists the tools itself.
+            _ => return,
+        };
+        let outcome = server::refresh(
+            &name,
+            &config,
+            &peer,
+            &inner.registry,
+            inner.read_only_only,
+            &old,
+        )
+        .await;
+        match outcome {
+            Ok(tools) => {
+                tracing::info!(target: "mcp", server = %name, "tool list changed: {} tools", tools.len());
+                if let Some(status) = lock(&inner.statuses).iter_mut().find(|s| s.name == name)
+                    && matches!(status.state, ServerState::Ready { .. })
+                {
+                    status.state = ServerState::Ready { tools };
+                }
+            }
+            Err(e) => tracing::warn!(target: "mcp", server = %name, "tool list not refreshed: {e}"),
+        }
     }
 }
 

@@ -417,3 +417,23 @@ async fn the_grace_counts_from_the_start_and_never_waits_for_a_slow_server() {
     .await;
     assert!(!servers.settled(Duration::ZERO).await);
 }
+
+#[tokio::test]
+async fn a_changed_tool_list_reaches_the_registry() {
+    let started = start(BTreeMap::from([("g".to_owned(), server("growing", None))])).await;
+    assert!(!started.registry.contains("mcp__g__grown"));
+    let grow = call(&started, "mcp__g__grow", json!({})).await;
+    assert_eq!(grow, ToolOutput::ok("grown"));
+    let listed = || {
+        started.servers.statuses().iter().any(|s| {
+            matches!(&s.state, ServerState::Ready { tools } if tools.contains(&"mcp__g__grown".to_owned()))
+        })
+    };
+    crate::support::bounded::until("the new tool is registered and listed", || {
+        started.registry.contains("mcp__g__grown") && listed()
+    })
+    .await;
+    let here = call(&started, "mcp__g__grown", json!({})).await;
+    assert_eq!(here, ToolOutput::ok("here"));
+    assert!(started.registry.contains("mcp__g__echo"), "the rest stays");
+}
