@@ -4,8 +4,9 @@
 //!   format, recording every request.
 //! - [`streams`]: builders for its OpenAI and Anthropic SSE replies.
 //! - [`vendor_streams`]: builders for its Gemini and OpenAI Responses SSE replies.
-//! - [`adaptor_calls`]: one call through an adaptor, collected, and the
-//!   loop's retry rule around it.
+//! - [`adaptor_calls`]: one call through an adaptor, collected or cancelled.
+//! - [`vendors`]: the vendor table the conformance and retry suites run
+//!   every wire format from, and [`vendors::for_vendors!`].
 //! - [`decoding`]: SSE fixtures through a decoder, whole or cut.
 //! - [`history`]: typical histories built event by event.
 //! - [`agent_harness`]: an agent over the mock in a small demo repo.
@@ -25,6 +26,7 @@ pub mod mock_model;
 pub mod shell_harness;
 pub mod streams;
 pub mod vendor_streams;
+pub mod vendors;
 
 pub use mock_model::{MockModel, RecordedRequest, Reply};
 pub use streams::{AnthropicStream, OpenAiStream};
