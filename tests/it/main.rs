@@ -52,6 +52,7 @@ mod tool_cli;
 mod tool_grep;
 mod tool_read_file;
 mod tool_registry;
+mod tool_ripgrep_parity;
 mod tool_sandbox;
 mod tool_tree;
 mod tool_writing;
