@@ -15,6 +15,8 @@ Prints the figures that docs/PERFORMANCE.md records:
   - TUI memory over a long session: `--turns N` runs N prompts (a markdown
     answer with a code block and a table each) in one TUI and prints VmRSS
     along the way and VmHWM at the end
+  - an MCP server that takes 10 s to start: start → input prompt and
+    Enter → answer shown, with and without it (`--mcp-slow` runs just this)
 
     cargo build --release --bins --examples && python3 scripts/measure.py [--runs 10]
 """
@@ -150,7 +152,11 @@ def main():
     parser.add_argument("--shell-only", action="store_true")
     parser.add_argument("--only-long", action="store_true", help="only the long-answer and echo cases")
     parser.add_argument("--turns", type=int, default=0, help="only the long-session memory case, with this many turns")
+    parser.add_argument("--mcp-slow", action="store_true", help="only the slow MCP server case")
     opts = parser.parse_args()
+    if opts.mcp_slow:
+        mcp_slow(opts.runs)
+        return
     if opts.turns:
         long_session(opts.turns)
         return
@@ -280,6 +286,43 @@ def long_session(turns):
         model.send_signal(signal.SIGTERM)
         shutil.rmtree(repo, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def mcp_slow(runs):
+    """Start → input prompt and Enter → a one-delta answer on screen, without
+    MCP servers and with one that takes 10 s before it speaks (`sleep 10`
+    ahead of a server that never answers: it stays `starting` throughout),
+    the prompt sent at once or 3 s after the first frame."""
+    repo = tempfile.mkdtemp()
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    model = fake_model(8773, "--deltas", "1")
+    slow = '[mcp_servers.slow]\ncommand = "sh"\nargs = ["-c", "sleep 10; exec cat > /dev/null"]\n'
+    try:
+        args = [BINARY, "--new", "--base-url", "http://127.0.0.1:8773/v1", "--model", "fake"]
+        cases = (("no MCP server", "", 0), ("a 10 s MCP server", slow, 0),
+                 ("10 s server, prompt after 3 s", slow, 3))
+        for name, config, typing in cases:
+            starts, answers = [], []
+            for _ in range(runs):
+                home = tempfile.mkdtemp()
+                with open(os.path.join(home, "config.toml"), "w") as f:
+                    f.write(config)
+                pty = Pty(args, repo, env_for(home))
+                ready = pty.wait_for(b"Ask anything")
+                starts.append((ready - pty.started) * 1000)
+                time.sleep(typing)  # a user typing the first prompt
+                mark = len(pty.buffer)
+                pty.send(b"go\r")
+                sent = time.perf_counter()
+                shown = pty.wait_for(b"END-OF-ANSWER", since=mark)
+                answers.append((shown - sent) * 1000)
+                pty.close()
+                shutil.rmtree(home, ignore_errors=True)
+            row(f"start -> input prompt, {name}", starts, "ms")
+            row(f"Enter -> answer shown, {name}", answers, "ms")
+    finally:
+        model.send_signal(signal.SIGTERM)
+        shutil.rmtree(repo, ignore_errors=True)
 
 
 def row(name, values, unit):

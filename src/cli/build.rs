@@ -235,8 +235,9 @@ pub fn agent(
     Ok((agent, warnings))
 }
 
-/// How long the first prompt waits for MCP servers still starting; later
-/// ones join the next model request.
+/// How long after their start the TUI's prompts wait for MCP servers still
+/// starting; later ones join the next model request. (`exec` waits for each start to
+/// settle.)
 pub const MCP_GRACE: Duration = Duration::from_secs(2);
 
 /// Starts the configured MCP servers in the background, their tools joining

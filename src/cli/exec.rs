@@ -31,7 +31,9 @@ pub enum Format {
 /// the [`OutputError`] returned.
 ///
 /// MCP servers of `settings` start once the notices are subscribed; the
-/// prompt waits at most [`build::MCP_GRACE`] for them.
+/// prompt waits until each is up or failed (at most its
+/// `startup_timeout_sec`): a script gets every tool or a notice, never a
+/// race with a slow start.
 pub async fn run(
     agent: Agent,
     prompt: String,
@@ -42,7 +44,7 @@ pub async fn run(
     let events = agent.subscribe();
     let notices = agent.subscribe_notices();
     let mcp = build::mcp_servers(&agent, cwd, settings);
-    mcp.settled(build::MCP_GRACE).await;
+    mcp.settled(mcp.longest_startup() + build::MCP_GRACE).await;
     let output_failed = CancellationToken::new();
     let printer = tokio::spawn(print(events, notices, format, output_failed.clone()));
     let interrupter = {

@@ -15,8 +15,12 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// One `[mcp_servers.NAME]` table: a server started as a child process that
-/// speaks MCP on its stdin and stdout.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// speaks MCP on its stdin and stdout (`command`), or one reached over
+/// streamable HTTP (`url`).
+///
+/// `Debug` is safe to log: the values of `env` and `headers` (tokens, often)
+/// are redacted.
+#[derive(Clone, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct McpServerConfig {
     /// The program to run.
@@ -30,6 +34,13 @@ pub struct McpServerConfig {
     pub env_passthrough: Vec<String>,
     /// The child's working directory; the agent's when unset.
     pub cwd: Option<PathBuf>,
+    /// The streamable-HTTP endpoint (instead of `command`).
+    pub url: Option<String>,
+    /// Name of the variable of ours holding the bearer token sent to `url`
+    /// (the token itself never sits in the config).
+    pub bearer_token_env_var: Option<String>,
+    /// Extra HTTP headers sent to `url` with every request.
+    pub headers: BTreeMap<String, String>,
     /// Seconds allowed for start-up (spawn, `initialize`, `tools/list`).
     pub startup_timeout_sec: Option<u64>,
     /// Seconds allowed for one tool call.
@@ -50,12 +61,40 @@ impl Default for McpServerConfig {
             env: BTreeMap::new(),
             env_passthrough: Vec::new(),
             cwd: None,
+            url: None,
+            bearer_token_env_var: None,
+            headers: BTreeMap::new(),
             startup_timeout_sec: None,
             tool_timeout_sec: None,
             enabled_tools: None,
             disabled_tools: Vec::new(),
             enabled: true,
         }
+    }
+}
+
+impl std::fmt::Debug for McpServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |map: &BTreeMap<String, String>| {
+            map.keys()
+                .map(|k| (k.clone(), "<redacted>"))
+                .collect::<BTreeMap<_, _>>()
+        };
+        f.debug_struct("McpServerConfig")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &redacted(&self.env))
+            .field("env_passthrough", &self.env_passthrough)
+            .field("cwd", &self.cwd)
+            .field("url", &self.url)
+            .field("bearer_token_env_var", &self.bearer_token_env_var)
+            .field("headers", &redacted(&self.headers))
+            .field("startup_timeout_sec", &self.startup_timeout_sec)
+            .field("tool_timeout_sec", &self.tool_timeout_sec)
+            .field("enabled_tools", &self.enabled_tools)
+            .field("disabled_tools", &self.disabled_tools)
+            .field("enabled", &self.enabled)
+            .finish()
     }
 }
 
@@ -105,4 +144,27 @@ fn glob_set(globs: &[String]) -> Result<GlobSet, String> {
         builder.add(Glob::new(glob).map_err(|e| format!("tool glob {glob:?}: {e}"))?);
     }
     builder.build().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_names_env_and_header_keys_but_not_their_values() {
+        let config = McpServerConfig {
+            env: BTreeMap::from([("GITHUB_TOKEN".to_owned(), "ghp_secret1".to_owned())]),
+            headers: BTreeMap::from([("X-Api-Key".to_owned(), "key-secret2".to_owned())]),
+            ..McpServerConfig::default()
+        };
+        let shown = format!("{config:?}");
+        assert!(
+            shown.contains("GITHUB_TOKEN") && shown.contains("X-Api-Key"),
+            "{shown}"
+        );
+        assert!(
+            !shown.contains("secret1") && !shown.contains("secret2"),
+            "{shown}"
+        );
+    }
 }

@@ -18,4 +18,4 @@ mod servers;
 
 pub use config::McpServerConfig;
 pub use names::tool_name;
-pub use servers::{McpServers, ServerState, ServerStatus};
+pub use servers::{McpServers, RestartError, ServerState, ServerStatus};

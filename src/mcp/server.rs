@@ -1,6 +1,7 @@
-//! One server: spawned as a child process, initialised, its tools listed and
+//! One server: spawned as a child process or reached over streamable HTTP, initialised, its tools listed and
 //! registered; each call sent with the protocol's cancellation.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -8,15 +9,19 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use http::{HeaderName, HeaderValue};
 use rmcp::model::CallToolRequestParams;
+use rmcp::service::NotificationContext;
 use rmcp::service::{Peer, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::process::{ChildStderr, Command};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::config::McpServerConfig;
+use super::config::{McpServerConfig, ToolFilter};
 use super::names::tool_name;
 use super::result::to_output;
 use crate::permission::{ApprovalDetail, ApprovalRequest, GateRequest};
@@ -31,8 +36,26 @@ const BASE_ENV: &[&str] = &[
 /// A running server: the connection (dropping it ends the child) and the
 /// registry names of its tools.
 pub(crate) struct Started {
-    pub(crate) service: RunningService<RoleClient, ()>,
+    pub(crate) service: RunningService<RoleClient, Handler>,
     pub(crate) tools: Vec<String>,
+    /// One message per `notifications/tools/list_changed` from the server.
+    pub(crate) list_changed: UnboundedReceiver<()>,
+}
+
+/// Our side of the connection: passes tool-list changes on.
+pub(crate) struct Handler {
+    list_changed: UnboundedSender<()>,
+}
+
+impl ClientHandler for Handler {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        // The receiver is gone only once the server is being dropped.
+        let _ = self.list_changed.send(());
+        std::future::ready(())
+    }
 }
 
 /// Spawns the server `name`, initialises it and registers its offered tools
@@ -47,46 +70,89 @@ pub(crate) async fn start(
     read_only_only: bool,
 ) -> Result<Started, String> {
     let filter = config.tool_filter()?;
-    if config.command.trim().is_empty() {
-        return Err("no `command` set".to_owned());
-    }
-    let mut command = Command::new(&config.command);
-    command.args(&config.args).env_clear();
-    for var in BASE_ENV
-        .iter()
-        .copied()
-        .chain(config.env_passthrough.iter().map(String::as_str))
-    {
-        if let Some(value) = std::env::var_os(var) {
-            command.env(var, value);
-        }
-    }
-    command.envs(&config.env);
-    command.current_dir(config.cwd.as_deref().unwrap_or(cwd));
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
-    if let Some(stderr) = stderr {
-        tokio::spawn(log_stderr(name.to_owned(), stderr));
-    }
-
     let timeout = config.startup_timeout();
+    let (changed, list_changed) = unbounded_channel();
+    let handler = Handler {
+        list_changed: changed,
+    };
     let connect = async {
-        let service = ().serve(transport).await.map_err(|e| e.to_string())?;
-        let tools = service.list_all_tools().await.map_err(|e| e.to_string())?;
+        let service = match config.url.as_deref() {
+            Some(url) => {
+                let http = StreamableHttpClientTransport::from_config(http_config(url, config)?);
+                handler.serve(http).await
+            }
+            None => handler.serve(child_transport(name, config, cwd)?).await,
+        }
+        .map_err(|e| format!("start-up failed: {e}"))?;
+        let tools = service
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("start-up failed: {e}"))?;
         Ok::<_, String>((service, tools))
     };
-    let (service, tools) = tokio::time::timeout(timeout, connect)
-        .await
-        .map_err(|_| {
-            format!(
-                "no answer within {} s (startup_timeout_sec)",
-                timeout.as_secs()
-            )
-        })?
-        .map_err(|e| format!("start-up failed: {e}"))?;
+    let (service, tools) = tokio::time::timeout(timeout, connect).await.map_err(|_| {
+        format!(
+            "no answer within {} s (startup_timeout_sec)",
+            timeout.as_secs()
+        )
+    })??;
 
+    let registered = register(
+        name,
+        config,
+        &filter,
+        service.peer(),
+        &tools,
+        registry,
+        read_only_only,
+    );
+    Ok(Started {
+        service,
+        tools: registered,
+        list_changed,
+    })
+}
+
+/// Lists the server's tools again after it said they changed: the old
+/// registry names `old` leave, the offered ones join. Returns the new names.
+pub(crate) async fn refresh(
+    name: &str,
+    config: &McpServerConfig,
+    peer: &Peer<RoleClient>,
+    registry: &ToolRegistry,
+    read_only_only: bool,
+    old: &[String],
+) -> Result<Vec<String>, String> {
+    let filter = config.tool_filter()?;
+    let tools = tokio::time::timeout(config.startup_timeout(), peer.list_all_tools())
+        .await
+        .map_err(|_| "no tool list within startup_timeout_sec".to_owned())?
+        .map_err(|e| e.to_string())?;
+    for tool in old {
+        registry.remove(tool);
+    }
+    Ok(register(
+        name,
+        config,
+        &filter,
+        peer,
+        &tools,
+        registry,
+        read_only_only,
+    ))
+}
+
+/// Registers the offered ones of `tools` (only those the server marks
+/// read-only when `read_only_only`); returns their registry names.
+fn register(
+    name: &str,
+    config: &McpServerConfig,
+    filter: &ToolFilter,
+    peer: &Peer<RoleClient>,
+    tools: &[rmcp::model::Tool],
+    registry: &ToolRegistry,
+    read_only_only: bool,
+) -> Vec<String> {
     let mut registered = Vec::new();
     let read_only = |tool: &rmcp::model::Tool| {
         tool.annotations
@@ -109,7 +175,7 @@ pub(crate) async fn start(
         let call = McpTool {
             server: name.to_owned(),
             tool: tool.name.to_string(),
-            peer: service.peer().clone(),
+            peer: peer.clone(),
             timeout: config.tool_timeout(),
             read_only: read_only(tool),
         };
@@ -118,10 +184,66 @@ pub(crate) async fn start(
             Err(e) => tracing::warn!(target: "mcp", server = name, "tool not offered: {e}"),
         }
     }
-    Ok(Started {
-        service,
-        tools: registered,
-    })
+    registered
+}
+
+/// The child process of a `command` server, its stderr copied to the log.
+fn child_transport(
+    name: &str,
+    config: &McpServerConfig,
+    cwd: &Path,
+) -> Result<TokioChildProcess, String> {
+    if config.command.trim().is_empty() {
+        return Err("neither `command` nor `url` set".to_owned());
+    }
+    let mut command = Command::new(&config.command);
+    command.args(&config.args).env_clear();
+    for var in BASE_ENV
+        .iter()
+        .copied()
+        .chain(config.env_passthrough.iter().map(String::as_str))
+    {
+        if let Some(value) = std::env::var_os(var) {
+            command.env(var, value);
+        }
+    }
+    command.envs(&config.env);
+    command.current_dir(config.cwd.as_deref().unwrap_or(cwd));
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start `{}`: {e}", config.command))?;
+    if let Some(stderr) = stderr {
+        tokio::spawn(log_stderr(name.to_owned(), stderr));
+    }
+    Ok(transport)
+}
+
+/// How to reach a `url` server over streamable HTTP: the bearer token read
+/// from `bearer_token_env_var`, `headers` on every request.
+fn http_config(
+    url: &str,
+    config: &McpServerConfig,
+) -> Result<StreamableHttpClientTransportConfig, String> {
+    // rmcp's client is rustls without a provider of its own; ring is the one
+    // our model client uses already. Fails harmlessly once one is installed.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut headers = HashMap::new();
+    for (name, value) in &config.headers {
+        let name = HeaderName::try_from(name.as_str())
+            .map_err(|e| format!("header name {name:?}: {e}"))?;
+        let mut value =
+            HeaderValue::try_from(value.as_str()).map_err(|e| format!("header {name}: {e}"))?;
+        value.set_sensitive(true);
+        headers.insert(name, value);
+    }
+    let mut transport = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+    if let Some(var) = &config.bearer_token_env_var {
+        let token =
+            std::env::var(var).map_err(|_| format!("`{var}` (bearer_token_env_var) is not set"))?;
+        transport = transport.auth_header(token);
+    }
+    Ok(transport)
 }
 
 /// Copies the child's stderr into the log in bounded chunks (a flood without

@@ -164,9 +164,15 @@ impl Permits {
             return Ok(());
         }
         let Some(approver) = self.inner.approver.clone() else {
+            // In auto what still asks needs full (or a rule) to run unasked.
+            let wider = if self.mode() == Mode::Auto {
+                "full"
+            } else {
+                "auto"
+            };
             return Err(Denied {
                 message: format!(
-                    "denied in exec: nobody is here to approve {}. Run with --permissions auto, or allow it in config.toml: [permissions] allow = [\"{}\"]",
+                    "denied in exec: nobody is here to approve {}. Run with --permissions {wider}, or allow it in config.toml: [permissions] allow = [\"{}\"]",
                     subject(&gate),
                     suggested_rule(&gate)
                 ),

@@ -49,6 +49,7 @@ const CONFINED: &[(&str, &[&str])] = &[
     ("toml", &["config"]),
     ("tracing_subscriber", &["config"]),
     ("rmcp", &["mcp"]),
+    ("rustls", &["mcp"]),
 ];
 
 /// Every `.rs` file under `dir`, with the module path its location gives

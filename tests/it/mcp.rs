@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use light_agent::mcp::{McpServerConfig, McpServers, ServerState};
+use light_agent::mcp::{McpServerConfig, McpServers, RestartError, ServerState};
 use light_agent::permission::{Mode, Permits, Policy, RuleList};
 use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
@@ -95,6 +95,12 @@ async fn permissions_gate_calls_and_read_only_offers_read_only_tools() {
     // The server did not run it: it is still up.
     let after = call_in(&started, Mode::Auto, "mcp__t__echo", json!({"text": "b"})).await;
     assert_eq!(after, ToolOutput::ok("echo: b"));
+    // `ask` asks even for a tool the server marks read-only.
+    let asked = call_in(&started, Mode::Ask, "mcp__t__echo", json!({"text": "c"})).await;
+    assert!(
+        asked.is_error && asked.content.contains("nobody is here to approve"),
+        "{asked:?}"
+    );
 
     let read_only = start_in(
         BTreeMap::from([("t".to_owned(), server("normal", None))]),
@@ -254,4 +260,180 @@ async fn wait_for(path: &Path) {
     })
     .await
     .unwrap_or_else(|_| panic!("{} never appeared", path.display()));
+}
+
+#[tokio::test]
+async fn restart_retries_a_failed_server_and_refuses_unknown_or_disabled_ones() {
+    // The program does not exist at the first start; it does at the retry.
+    let bin = tempfile::tempdir().unwrap();
+    let script = bin.path().join("server.sh");
+    let mut later = server("normal", None);
+    let real = std::mem::replace(&mut later.command, script.display().to_string());
+    let mut off = server("normal", None);
+    off.enabled = false;
+    let started = start(BTreeMap::from([
+        ("later".to_owned(), later),
+        ("off".to_owned(), off),
+    ]))
+    .await;
+    let status = |name: &str| {
+        started
+            .servers
+            .statuses()
+            .into_iter()
+            .find(|s| s.name == name)
+            .unwrap()
+    };
+    let failed = status("later");
+    assert!(
+        matches!(failed.state, ServerState::Failed { .. }),
+        "{failed:?}"
+    );
+    assert!(!started.registry.contains("mcp__later__echo"));
+
+    std::fs::write(&script, format!("#!/bin/sh\nexec {real:?} \"$@\"\n")).unwrap();
+    let mut permissions = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script, permissions).unwrap();
+    started.servers.restart("later").unwrap();
+    assert_eq!(status("later").state, ServerState::Starting);
+    assert_eq!(
+        started.servers.restart("later"),
+        Err(RestartError::Starting("later".to_owned()))
+    );
+    assert!(started.servers.settled(Duration::from_secs(120)).await);
+    let ready = status("later");
+    assert!(
+        matches!(ready.state, ServerState::Ready { .. }),
+        "{ready:?}"
+    );
+    assert!(ready.started_at >= failed.started_at);
+    let echo = call(&started, "mcp__later__echo", json!({"text": "back"})).await;
+    assert_eq!(echo, ToolOutput::ok("echo: back"));
+    assert_eq!(
+        started.failures.lock().unwrap().len(),
+        1,
+        "the first failure only"
+    );
+
+    // A running server restarts with its tools registered once again.
+    started.servers.restart("later").unwrap();
+    assert!(!started.registry.contains("mcp__later__echo"));
+    assert!(started.servers.settled(Duration::from_secs(120)).await);
+    let echo = call(&started, "mcp__later__echo", json!({"text": "again"})).await;
+    assert_eq!(echo, ToolOutput::ok("echo: again"));
+
+    assert_eq!(
+        started.servers.restart("off"),
+        Err(RestartError::Disabled("off".to_owned()))
+    );
+    assert_eq!(
+        started.servers.restart("nope"),
+        Err(RestartError::Unknown("nope".to_owned()))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_streamable_http_server_is_called_with_its_token_and_headers() {
+    let http = mcp_server::serve_http().await;
+    let remote = McpServerConfig {
+        url: Some(http.url.clone()),
+        // Any variable that is set does: its value is the token.
+        bearer_token_env_var: Some("PATH".to_owned()),
+        headers: BTreeMap::from([("X-Team".to_owned(), "light".to_owned())]),
+        disabled_tools: vec!["hidden".to_owned()],
+        ..McpServerConfig::default()
+    };
+    let unset = McpServerConfig {
+        url: Some(http.url.clone()),
+        bearer_token_env_var: Some("LIGHT_AGENT_TEST_NO_SUCH_TOKEN".to_owned()),
+        ..McpServerConfig::default()
+    };
+    let started = start(BTreeMap::from([
+        ("remote".to_owned(), remote),
+        ("unset".to_owned(), unset),
+    ]))
+    .await;
+    let statuses = started.servers.statuses();
+    let ServerState::Ready { tools } = &statuses[0].state else {
+        panic!("{statuses:?}");
+    };
+    assert!(tools.contains(&"mcp__remote__echo".to_owned()), "{tools:?}");
+    assert!(
+        !tools.contains(&"mcp__remote__hidden".to_owned()),
+        "{tools:?}"
+    );
+    assert_eq!(
+        statuses[1].state,
+        ServerState::Failed {
+            error: "`LIGHT_AGENT_TEST_NO_SUCH_TOKEN` (bearer_token_env_var) is not set".to_owned()
+        }
+    );
+
+    let echo = call(&started, "mcp__remote__echo", json!({"text": "over http"})).await;
+    assert_eq!(echo, ToolOutput::ok("echo: over http"));
+    let fail = call(&started, "mcp__remote__fail", json!({})).await;
+    assert!(fail.is_error, "{fail:?}");
+
+    let token = format!("Bearer {}", std::env::var("PATH").unwrap());
+    let seen = http.seen.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    for headers in &seen {
+        assert_eq!(
+            headers.get("authorization").map(|v| v.to_str().unwrap()),
+            Some(token.as_str())
+        );
+        assert_eq!(
+            headers.get("x-team").map(|v| v.to_str().unwrap()),
+            Some("light")
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_grace_counts_from_the_start_and_never_waits_for_a_slow_server() {
+    let mut silent = server("silent", None);
+    silent.startup_timeout_sec = Some(600);
+    let dir = tempfile::tempdir().unwrap();
+    let servers = McpServers::start(
+        &BTreeMap::from([("slow".to_owned(), silent)]),
+        dir.path(),
+        &ToolRegistry::new(),
+        false,
+        |_| {},
+    );
+    // The guard is far below the server's start-up time: returning proves
+    // the wait ended with the grace, not with the server.
+    crate::support::bounded::ends(
+        "the grace",
+        servers.settled_in_grace(Duration::from_millis(100)),
+    )
+    .await;
+    assert_eq!(servers.statuses()[0].state, ServerState::Starting);
+    crate::support::bounded::ends(
+        "a prompt after the grace",
+        servers.settled_in_grace(Duration::from_millis(100)),
+    )
+    .await;
+    assert!(!servers.settled(Duration::ZERO).await);
+}
+
+#[tokio::test]
+async fn a_changed_tool_list_reaches_the_registry() {
+    let started = start(BTreeMap::from([("g".to_owned(), server("growing", None))])).await;
+    assert!(!started.registry.contains("mcp__g__grown"));
+    let grow = call(&started, "mcp__g__grow", json!({})).await;
+    assert_eq!(grow, ToolOutput::ok("grown"));
+    let listed = || {
+        started.servers.statuses().iter().any(|s| {
+            matches!(&s.state, ServerState::Ready { tools } if tools.contains(&"mcp__g__grown".to_owned()))
+        })
+    };
+    crate::support::bounded::until("the new tool is registered and listed", || {
+        started.registry.contains("mcp__g__grown") && listed()
+    })
+    .await;
+    let here = call(&started, "mcp__g__grown", json!({})).await;
+    assert_eq!(here, ToolOutput::ok("here"));
+    assert!(started.registry.contains("mcp__g__echo"), "the rest stays");
 }

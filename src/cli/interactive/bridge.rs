@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Result;
 use light_agent::agent::{Agent, AgentMessage, Notice};
 use light_agent::ai::Adaptor;
-use light_agent::mcp::McpServers;
+use light_agent::mcp::{McpServers, ServerState};
 use light_agent::permission::Mode;
 use light_agent::sandbox::SandboxState;
 use light_agent::session::{AgentSession, SessionManager};
@@ -45,7 +45,7 @@ pub(super) struct RuntimeBridge {
     /// Asks the UI before a change is applied or a command runs.
     approver: Arc<TuiApprover>,
     /// The MCP servers of the current agent; replaced with it.
-    mcp: Option<McpServers>,
+    pub(super) mcp: Option<McpServers>,
     /// The user's `!cmd`s run so far (for pane ids).
     pub(super) user_runs: u64,
     /// Stops the user's running commands (Esc).
@@ -219,6 +219,34 @@ impl RuntimeBridge {
         self.send(input);
     }
 
+    /// `/mcp restart NAME`: starts the server again; says so when it is up
+    /// (a failure is reported like the first one).
+    fn restart_mcp(&mut self, name: &str) {
+        let Some(mcp) = &self.mcp else {
+            self.notice(NoticeLevel::Error, self.why_no_agent());
+            return;
+        };
+        if let Err(e) = mcp.restart(name) {
+            self.notice(NoticeLevel::Warn, e.to_string());
+            return;
+        }
+        self.notice(NoticeLevel::Info, format!("restarting MCP server `{name}`"));
+        let (mcp, ui, name) = (mcp.clone(), self.ui.clone(), name.to_owned());
+        tokio::spawn(async move {
+            mcp.settled(mcp.longest_startup()).await;
+            let ready = mcp.statuses().into_iter().find_map(|s| match s.state {
+                ServerState::Ready { tools } if s.name == name => Some(tools.len()),
+                _ => None,
+            });
+            if let Some(tools) = ready {
+                let _ = ui.send(UiInput::Notice {
+                    level: NoticeLevel::Info,
+                    text: format!("MCP server `{name}` is ready ({tools} tools)"),
+                });
+            }
+        });
+    }
+
     async fn handle(&mut self, op: Op) -> Result<()> {
         match op {
             Op::Prompt(text) => {
@@ -246,6 +274,7 @@ impl RuntimeBridge {
                 }
             }
             Op::Jobs => self.jobs(),
+            Op::RestartMcp(name) => self.restart_mcp(&name),
             Op::KillJob(id) => self.kill_job(&id).await,
             Op::Interrupt => {
                 self.stop_user_commands();
@@ -313,8 +342,9 @@ impl RuntimeBridge {
             }
         }
         if let Some(mcp) = &self.mcp {
-            // Servers still starting get a short grace before the first request.
-            mcp.settled(build::MCP_GRACE).await;
+            // Servers still starting get a short grace, counted from their
+            // start: a prompt typed later never waits.
+            mcp.settled_in_grace(build::MCP_GRACE).await;
         }
         if let Err(e) = agent.submit(text.clone()) {
             self.send(UiInput::PromptRejected {
