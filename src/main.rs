@@ -407,7 +407,11 @@ async fn run_exec(
     } else {
         cli::exec::Format::Text
     };
-    let exit = cli::exec::run(agent, prompt, format, cwd, settings).await;
+    let project_servers = cli::project_mcp::for_exec(&manager, cwd, |line| {
+        output::eprintln(&format!("warning: {line}"));
+    })
+    .await;
+    let exit = cli::exec::run(agent, prompt, format, cwd, settings, &project_servers).await;
     session.release().await?;
     exit
 }

@@ -4,12 +4,14 @@
 //! result to stderr; `--json` prints every event as one JSON line on stdout.
 //! Exit codes: 0 done, 1 model or runtime error, 130 interrupted.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
 use light_agent::agent::{Agent, Notice};
 use light_agent::config::Settings;
+use light_agent::mcp::McpServerConfig;
 use light_agent::protocol::{AgentEvent, StopCause};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -30,7 +32,8 @@ pub enum Format {
 /// cannot be written (closed pipe, full device) the turn is interrupted and
 /// the [`OutputError`] returned.
 ///
-/// MCP servers of `settings` start once the notices are subscribed; the
+/// MCP servers of `settings` (and `project_servers`, a `.mcp.json` the user
+/// accepted) start once the notices are subscribed; the
 /// prompt waits until each is up or failed (at most its
 /// `startup_timeout_sec`): a script gets every tool or a notice, never a
 /// race with a slow start.
@@ -40,10 +43,12 @@ pub async fn run(
     format: Format,
     cwd: &Path,
     settings: &Settings,
+    project_servers: &BTreeMap<String, McpServerConfig>,
 ) -> Result<Exit> {
     let events = agent.subscribe();
     let notices = agent.subscribe_notices();
     let mcp = build::mcp_servers(&agent, cwd, settings);
+    mcp.add(project_servers);
     mcp.settled(mcp.longest_startup() + build::MCP_GRACE).await;
     let output_failed = CancellationToken::new();
     let printer = tokio::spawn(print(events, notices, format, output_failed.clone()));

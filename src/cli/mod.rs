@@ -8,6 +8,7 @@ pub mod history_file;
 pub mod interactive;
 pub mod mcp_cmd;
 pub mod output;
+pub mod project_mcp;
 pub mod sessions;
 pub mod tool_cmd;
 pub mod undo;

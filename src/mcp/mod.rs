@@ -5,6 +5,8 @@
 //! - [`McpServers`] starts every server in parallel in the background; a
 //!   server's tools join the [`ToolRegistry`](crate::tool::ToolRegistry) as
 //!   `mcp__SERVER__TOOL` ([`tool_name`]) once it is up.
+//! - [`project`]: a project's own `.mcp.json`, used only once the user
+//!   accepted it.
 //! - [`result`] turns a `tools/call` result into the text the model reads.
 //!
 //! A server's stderr goes to the log, never the terminal; a failing server
@@ -12,6 +14,7 @@
 
 pub mod config;
 mod names;
+pub mod project;
 pub mod result;
 mod server;
 mod servers;

@@ -71,7 +71,7 @@ pub struct McpServers {
 }
 
 struct Inner {
-    configs: BTreeMap<String, McpServerConfig>,
+    configs: Mutex<BTreeMap<String, McpServerConfig>>,
     cwd: PathBuf,
     registry: ToolRegistry,
     read_only_only: bool,
@@ -118,7 +118,7 @@ impl McpServers {
             .count();
         let this = Self {
             inner: Arc::new(Inner {
-                configs: servers.clone(),
+                configs: Mutex::new(servers.clone()),
                 cwd: cwd.to_path_buf(),
                 registry: registry.clone(),
                 read_only_only,
@@ -146,7 +146,7 @@ impl McpServers {
     /// a new failure is reported once like the first.
     pub fn restart(&self, name: &str) -> Result<(), RestartError> {
         let inner = &self.inner;
-        let Some(config) = inner.configs.get(name) else {
+        let Some(config) = lock(&inner.configs).get(name).cloned() else {
             return Err(RestartError::Unknown(name.to_owned()));
         };
         {
@@ -170,8 +170,45 @@ impl McpServers {
         }
         // Dropping the old connection ends its child.
         drop(lock(&inner.services).remove(name));
-        spawn_start(inner, name, config);
+        spawn_start(inner, name, &config);
         Ok(())
+    }
+
+    /// Adds `servers` whose names are not taken yet (a name already
+    /// configured keeps its first definition) and starts the enabled ones in
+    /// the background, like [`start`](Self::start). Returns the names added.
+    pub fn add(&self, servers: &BTreeMap<String, McpServerConfig>) -> Vec<String> {
+        let inner = &self.inner;
+        let mut added = Vec::new();
+        let now = now_millis();
+        for (name, config) in servers {
+            {
+                let mut configs = lock(&inner.configs);
+                if configs.contains_key(name) {
+                    continue;
+                }
+                configs.insert(name.clone(), config.clone());
+            }
+            {
+                let mut statuses = lock(&inner.statuses);
+                statuses.push(ServerStatus {
+                    name: name.clone(),
+                    state: if config.enabled {
+                        ServerState::Starting
+                    } else {
+                        ServerState::Disabled
+                    },
+                    started_at: config.enabled.then_some(now),
+                });
+                statuses.sort_by(|a, b| a.name.cmp(&b.name));
+            }
+            if config.enabled {
+                inner.starting.send_modify(|n| *n += 1);
+                spawn_start(inner, name, config);
+            }
+            added.push(name.clone());
+        }
+        added
     }
 
     /// Waits until no server is starting any more, or `grace` has passed;
@@ -195,8 +232,7 @@ impl McpServers {
     /// The longest start-up time any enabled server is allowed: after it,
     /// every start has settled.
     pub fn longest_startup(&self) -> Duration {
-        self.inner
-            .configs
+        lock(&self.inner.configs)
             .values()
             .filter(|c| c.enabled)
             .map(McpServerConfig::startup_timeout)

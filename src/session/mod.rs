@@ -32,6 +32,7 @@
 mod actor;
 mod agent_session;
 mod calls;
+mod choices;
 mod error;
 mod id;
 mod journal;
@@ -45,6 +46,7 @@ use std::path::{Path, PathBuf};
 use crate::protocol::{AgentEvent, Meta};
 
 pub use agent_session::AgentSession;
+pub use choices::ProjectChoice;
 pub use error::SessionError;
 pub use journal::{JournalEntry, NewJournalEntry};
 pub use manager::SessionManager;

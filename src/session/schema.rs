@@ -103,6 +103,17 @@ const MIGRATIONS: &[&str] = &[
         undone      INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX file_changes_by_turn ON file_changes (session_id, undone, turn, seq);",
+    // v4: what the user decided about a project's own settings, e.g. its
+    // `.mcp.json`: per directory and subject, for the content (`digest`)
+    // decided on, so a changed file is asked about again.
+    "CREATE TABLE project_choices (
+        project     TEXT NOT NULL,
+        subject     TEXT NOT NULL,
+        digest      TEXT NOT NULL,
+        accepted    INTEGER NOT NULL,
+        decided_at  INTEGER NOT NULL,
+        PRIMARY KEY (project, subject)
+    );",
 ];
 
 /// The schema version this build reads and writes.

@@ -66,6 +66,12 @@ pub enum Op {
     Permissions,
     /// Start this MCP server again (`/mcp restart NAME`; answered with a notice).
     RestartMcp(String),
+    /// Start (and remember starting) the MCP servers of the project's
+    /// `.mcp.json`, or keep them off (`/mcp accept`, `/mcp decline`).
+    DecideProjectMcp {
+        /// Whether they are accepted.
+        accept: bool,
+    },
     /// The UI is closing; flush and stop.
     Quit,
 }

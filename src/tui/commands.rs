@@ -41,7 +41,8 @@ pub enum SlashCommand {
     Export,
     /// `/jobs [kill ID]`: background jobs, or end one.
     Jobs,
-    /// `/mcp [restart NAME]`: the MCP servers, or start one again.
+    /// `/mcp [restart NAME | accept | decline]`: the MCP servers, start one
+    /// again, or decide about the project's `.mcp.json`.
     Mcp,
     /// `/quit` (alias `/exit`).
     Quit,
@@ -109,7 +110,7 @@ impl SlashCommand {
             Self::Title => "TEXT",
             Self::Export => "[FILE]",
             Self::Jobs => "[kill ID]",
-            Self::Mcp => "[restart NAME]",
+            Self::Mcp => "[restart NAME | accept | decline]",
             _ => "",
         }
     }
@@ -137,7 +138,7 @@ impl SlashCommand {
             Self::Title => "rename this session",
             Self::Export => "write the transcript as markdown",
             Self::Jobs => "background jobs, or end one (kill ID)",
-            Self::Mcp => "MCP servers, or start one again (restart NAME)",
+            Self::Mcp => "MCP servers; restart NAME; accept or decline the project's .mcp.json",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -196,8 +197,13 @@ impl SlashCommand {
                 Some(("restart", name)) if !name.trim().is_empty() => {
                     Op::RestartMcp(name.trim().to_string())
                 }
+                None if arg == "accept" => Op::DecideProjectMcp { accept: true },
+                None if arg == "decline" => Op::DecideProjectMcp { accept: false },
                 _ => {
-                    app.notice(NoticeLevel::Warn, "usage: /mcp, or /mcp restart NAME");
+                    app.notice(
+                        NoticeLevel::Warn,
+                        "usage: /mcp, /mcp restart NAME, /mcp accept or /mcp decline",
+                    );
                     return;
                 }
             },

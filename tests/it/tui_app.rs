@@ -351,6 +351,8 @@ fn slash_commands_become_ops() {
         ("/resume nd9u", Op::Resume("nd9u".into())),
         ("/mcp", Op::Report(ReportKind::Mcp)),
         ("/mcp restart docs", Op::RestartMcp("docs".into())),
+        ("/mcp accept", Op::DecideProjectMcp { accept: true }),
+        ("/mcp decline", Op::DecideProjectMcp { accept: false }),
     ];
     for (text, op) in cases {
         type_text(&mut app, text);

@@ -125,6 +125,7 @@ impl RuntimeBridge {
                     &self.launch.cwd,
                     &self.launch.settings,
                 ));
+                self.join_project_mcp(true);
                 if self.session.is_written() {
                     // Esc cancels it like any job; the next prompt then loads.
                     let _ = agent.submit_load();
@@ -275,6 +276,7 @@ impl RuntimeBridge {
             }
             Op::Jobs => self.jobs(),
             Op::RestartMcp(name) => self.restart_mcp(&name),
+            Op::DecideProjectMcp { accept } => self.decide_project_mcp(accept).await,
             Op::KillJob(id) => self.kill_job(&id).await,
             Op::Interrupt => {
                 self.stop_user_commands();
@@ -355,7 +357,7 @@ impl RuntimeBridge {
         Ok(())
     }
 
-    fn why_no_agent(&self) -> String {
+    pub(super) fn why_no_agent(&self) -> String {
         match (&self.adaptor, &self.agent_error) {
             (Err(reason), _) => reason.clone(),
             (Ok(_), Some(reason)) => reason.clone(),
@@ -411,6 +413,7 @@ impl RuntimeBridge {
                     &self.launch.cwd,
                     &self.launch.settings,
                 ));
+                self.join_project_mcp(false);
                 if self.session.is_written() {
                     let _ = agent.submit_load();
                 }

@@ -10,6 +10,7 @@
 //!   `/sessions` and the model picker's rows.
 
 mod bridge;
+mod project_mcp;
 mod reports;
 mod sessions;
 mod user_shell;
