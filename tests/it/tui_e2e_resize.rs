@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::support::{MockModel, OpenAiStream, Reply};
 use crate::tui_e2e::child::{agent_command, fixture, wait_ready};
-use crate::tui_e2e::pty::{COLS, Key, Pty, ROWS, screen_rows};
+use crate::tui_e2e::pty::{COLS, Key, Pty, ROWS, all_text, screen_rows};
 
 const DRAFT: &str = "half typed prompt";
 /// How long a whole streamed answer may take on a loaded machine.
@@ -70,6 +70,14 @@ fn nz(n: u16) -> std::num::NonZeroU16 {
     std::num::NonZeroU16::new(n).unwrap()
 }
 
+/// Waits until the turn has ended with `last` shown: the frame before
+/// Enter already says idle, so idle alone proves nothing.
+fn wait_answered(pty: &Pty, last: &str) {
+    pty.wait_until(&format!("idle after {last:?}"), WAIT, |p| {
+        p.screen().contents().contains("· idle ·") && all_text(p).contains(last)
+    });
+}
+
 /// Every answer line is in scrollback + screen exactly once, in order, and
 /// the live area left nothing of itself behind in the scrollback.
 fn assert_answer_once(pty: &Pty, lines: &[String]) {
@@ -98,8 +106,7 @@ async fn resizing_an_idle_ui_keeps_the_draft_and_draws_one_live_area() {
     pty.type_text("first question");
     pty.wait_for_text("first question", WAIT);
     pty.press(Key::Enter);
-    pty.wait_for_text("· idle ·", WAIT);
-    pty.wait_for_anywhere(lines.last().unwrap(), WAIT);
+    wait_answered(&pty, lines.last().unwrap());
     pty.type_text(DRAFT);
     pty.wait_for_text(DRAFT, WAIT);
     for (cols, rows) in [(80, 24), (120, 40), (100, 20), (60, 12), (COLS, ROWS)] {
@@ -172,7 +179,7 @@ async fn resizing_with_the_slash_popup_the_transcript_or_the_picker_open() {
     pty.type_text("a question");
     pty.wait_for_text("a question", WAIT);
     pty.press(Key::Enter);
-    pty.wait_for_text("· idle ·", WAIT);
+    wait_answered(&pty, lines.last().unwrap());
 
     // Slash popup: the popup follows the new width, the typed "/s" stays.
     pty.type_text("/s");
@@ -218,6 +225,11 @@ async fn resizing_with_the_slash_popup_the_transcript_or_the_picker_open() {
             && once("1 turn")
     });
     pty.press(Key::Esc);
+    // A terminal without the kitty keyboard protocol sends Esc as a bare
+    // ESC byte; text read in the same chunk would make it Alt+letter.
+    pty.wait_until("the picker closed", WAIT, |p| {
+        !p.screen().contents().contains("resume ›")
+    });
     pty.type_text(DRAFT);
     resize_to(&mut pty, COLS, ROWS, DRAFT);
     assert_answer_once(&pty, &lines);
@@ -240,8 +252,7 @@ async fn the_live_area_is_as_tall_as_its_content() {
     pty.type_text("short answer please");
     pty.wait_for_text("short answer please", WAIT);
     pty.press(Key::Enter);
-    pty.wait_for_text("· idle ·", WAIT);
-    pty.wait_for_anywhere(lines.last().unwrap(), WAIT);
+    wait_answered(&pty, lines.last().unwrap());
     let rows = screen_rows(&pty.seen().parser);
     let last = rows
         .iter()
