@@ -20,7 +20,7 @@ fn shell(sandboxed: bool, logs: &std::path::Path) -> Shell {
         .collect();
     Shell::new(ShellConfig {
         sandbox: SandboxPolicy::default(),
-        helper: sandboxed.then(|| PathBuf::from(env!("CARGO_BIN_EXE_light-agent"))),
+        helper: sandboxed.then(|| PathBuf::from(env!("CARGO_BIN_EXE_light-agent-sandbox"))),
         env,
         secrets: SecretFilter::default(),
         log_dir: logs.to_path_buf(),

@@ -13,6 +13,11 @@ Prints the figures that docs/PERFORMANCE.md records:
   - TUI: answers of 10 000, 20 000 and 100 000 one-line deltas fully shown
   - keystroke echo while a 100 000-delta answer streams (median and max;
     `--only-echo --runs N` runs just this, over N answers)
+  - TUI memory over a long session: `--turns N` runs N prompts (a markdown
+    answer with a code block and a table each) in one TUI and prints VmRSS
+    along the way and VmHWM at the end
+  - an MCP server that takes 10 s to start: start → input prompt and
+    Enter → answer shown, with and without it (`--mcp-slow` runs just this)
 
     cargo build --release --bins --examples && python3 scripts/measure.py [--runs 10]
 """
@@ -148,7 +153,15 @@ def main():
     parser.add_argument("--shell-only", action="store_true")
     parser.add_argument("--only-long", action="store_true", help="only the long-answer and echo cases")
     parser.add_argument("--only-echo", action="store_true", help="only the echo case, --runs answers")
+    parser.add_argument("--turns", type=int, default=0, help="only the long-session memory case, with this many turns")
+    parser.add_argument("--mcp-slow", action="store_true", help="only the slow MCP server case")
     opts = parser.parse_args()
+    if opts.mcp_slow:
+        mcp_slow(opts.runs)
+        return
+    if opts.turns:
+        long_session(opts.turns)
+        return
     if opts.shell_only:
         repo = tempfile.mkdtemp()
         echoes, growth = measure_shell_output(repo, opts.runs)
@@ -250,6 +263,74 @@ def main():
     row(f"exec headless, same stream (incl. start)", headless, "ms")
     print(f"{'headless / curl':40s} {statistics.median(headless) / statistics.median(curl):.2f}x")
     long_answers(repo, opts)
+
+
+def long_session(turns):
+    """One TUI, `turns` prompts one after another; VmRSS after some of them
+    and VmHWM at the end (the scrollback lives in the terminal, so what
+    grows in the process is the session's own state)."""
+    repo = tempfile.mkdtemp()
+    home = tempfile.mkdtemp()
+    model = fake_model(8768, "--markdown", "--deltas", "200")
+    try:
+        pty = Pty([BINARY, "--new", "--base-url", "http://127.0.0.1:8768/v1", "--model", "fake"], repo, env_for(home))
+        pty.wait_for(b"Ask anything")
+        checkpoints = {1, 10, 100, 250, 500, 750, turns}
+        started = time.perf_counter()
+        for turn in range(1, turns + 1):
+            mark = len(pty.buffer)
+            pty.send(f"question {turn}\r".encode())
+            pty.wait_for(b"END-OF-ANSWER", since=mark)
+            pty.wait_for(b"idle", since=mark)
+            if len(pty.buffer) > 1 << 20:
+                del pty.buffer[:-4096]
+            if turn in checkpoints:
+                print(f"after {turn:5d} turns: VmRSS {vm_kib(pty.proc.pid, 'VmRSS') / 1024:6.1f} MiB   "
+                      f"VmHWM {vm_kib(pty.proc.pid, 'VmHWM') / 1024:6.1f} MiB", flush=True)
+        print(f"{turns} turns in {time.perf_counter() - started:.1f} s; "
+              f"peak RSS (VmHWM) {pty.peak_rss_kib() / 1024:.1f} MiB")
+        pty.close()
+    finally:
+        model.send_signal(signal.SIGTERM)
+        shutil.rmtree(repo, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def mcp_slow(runs):
+    """Start → input prompt and Enter → a one-delta answer on screen, without
+    MCP servers and with one that takes 10 s before it speaks (`sleep 10`
+    ahead of a server that never answers: it stays `starting` throughout),
+    the prompt sent at once or 3 s after the first frame."""
+    repo = tempfile.mkdtemp()
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    model = fake_model(8773, "--deltas", "1")
+    slow = '[mcp_servers.slow]\ncommand = "sh"\nargs = ["-c", "sleep 10; exec cat > /dev/null"]\n'
+    try:
+        args = [BINARY, "--new", "--base-url", "http://127.0.0.1:8773/v1", "--model", "fake"]
+        cases = (("no MCP server", "", 0), ("a 10 s MCP server", slow, 0),
+                 ("10 s server, prompt after 3 s", slow, 3))
+        for name, config, typing in cases:
+            starts, answers = [], []
+            for _ in range(runs):
+                home = tempfile.mkdtemp()
+                with open(os.path.join(home, "config.toml"), "w") as f:
+                    f.write(config)
+                pty = Pty(args, repo, env_for(home))
+                ready = pty.wait_for(b"Ask anything")
+                starts.append((ready - pty.started) * 1000)
+                time.sleep(typing)  # a user typing the first prompt
+                mark = len(pty.buffer)
+                pty.send(b"go\r")
+                sent = time.perf_counter()
+                shown = pty.wait_for(b"END-OF-ANSWER", since=mark)
+                answers.append((shown - sent) * 1000)
+                pty.close()
+                shutil.rmtree(home, ignore_errors=True)
+            row(f"start -> input prompt, {name}", starts, "ms")
+            row(f"Enter -> answer shown, {name}", answers, "ms")
+    finally:
+        model.send_signal(signal.SIGTERM)
+        shutil.rmtree(repo, ignore_errors=True)
 
 
 def row(name, values, unit):

@@ -76,6 +76,7 @@ pub mod agent;
 pub mod ai;
 pub mod config;
 pub mod context;
+pub mod mcp;
 pub mod permission;
 pub mod protocol;
 pub mod sandbox;

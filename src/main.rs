@@ -15,7 +15,7 @@ use light_agent::permission::Mode;
 use light_agent::session::SessionManager;
 
 use cli::Exit;
-use cli::args::{Cli, Command, ConfigAction, ExecArgs, ModelFlags};
+use cli::args::{Cli, Command, ConfigAction, ExecArgs, McpAction, ModelFlags};
 use cli::build::{self, SessionChoice};
 use cli::output::{self, OutputError};
 
@@ -110,6 +110,12 @@ async fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
         Some(Command::Config { action }) => {
             run_config(action, &cli.model, cli.log_level, cli.permissions).await
+        }
+        Some(Command::Mcp {
+            action: McpAction::List { json },
+        }) => {
+            let setup = setup(&cli.model, cli.log_level, &switches).await?;
+            cli::mcp_cmd::list(setup.resolution.settings(), &cwd, json).await
         }
         Some(Command::Completions { shell }) => {
             // Generated into memory: clap_complete panics on a failed write.
@@ -401,7 +407,7 @@ async fn run_exec(
     } else {
         cli::exec::Format::Text
     };
-    let exit = cli::exec::run(agent, prompt, format).await;
+    let exit = cli::exec::run(agent, prompt, format, cwd, settings).await;
     session.release().await?;
     exit
 }

@@ -89,7 +89,7 @@ pub struct AgentState {
     /// The model's context window.
     pub context_window: u64,
     /// Whether placeholders and summaries are in use.
-    pub context_strategy_enabled: bool,
+    pub context_strategy: bool,
 }
 
 /// How a turn ended.
@@ -202,7 +202,7 @@ struct Shared {
     idle: watch::Sender<bool>,
     window_tokens: AtomicU64,
     context_window: u64,
-    strategy_enabled: bool,
+    context_strategy: bool,
     /// What gated tool calls may do; replaced by [`Agent::set_permits`].
     permits: Mutex<Permits>,
     /// What the agent last saw of each file (the writing tools' stale guard).
@@ -232,7 +232,7 @@ impl Shared {
             queued_prompts: queue.queued_prompts(),
             current_window_tokens: self.window_tokens.load(Ordering::Relaxed),
             context_window: self.context_window,
-            context_strategy_enabled: self.strategy_enabled,
+            context_strategy: self.context_strategy,
         }
     }
 }
@@ -287,7 +287,7 @@ impl Agent {
             hub: hub::Hub::default(),
             window_tokens: AtomicU64::new(0),
             context_window: config.context.context_window,
-            strategy_enabled: config.context.strategy_enabled,
+            context_strategy: config.context.strategy,
             permits: Mutex::new(Permits::default()),
             seen: SeenFiles::default(),
         });
@@ -510,6 +510,12 @@ impl Agent {
     /// Every event from now on, deltas included, in order.
     pub fn subscribe(&self) -> mpsc::UnboundedReceiver<AgentEvent> {
         self.shared.hub.subscribe()
+    }
+
+    /// Sends `text` to every notice subscriber as a [`Notice::Warning`]
+    /// (something outside the loop, like an MCP server, that the user should know).
+    pub fn warn(&self, text: impl Into<String>) {
+        self.shared.hub.notice(Notice::Warning(text.into()));
     }
 
     /// Host notices (retry waits, warnings) from now on.

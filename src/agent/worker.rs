@@ -95,7 +95,7 @@ impl Worker {
             let (outcome, answer) = match job {
                 Job::Prompt { text, done } => {
                     let outcome = self.run_turn(text, cancel).await;
-                    (outcome.clone(), Answer::Turn(done, outcome))
+                    (Some(outcome.clone()), Answer::Turn(done, outcome))
                 }
                 Job::LoadSession { done } => {
                     let result = tokio::select! {
@@ -116,39 +116,40 @@ impl Worker {
                     };
                     // The next prompt must not run without the history.
                     self.needs_load = result.is_err();
-                    (outcome, Answer::Load(done, result))
+                    (Some(outcome), Answer::Load(done, result))
                 }
                 Job::Compact { done } => {
                     let outcome = self.compact(&cancel).await;
-                    (outcome.clone(), Answer::Turn(done, outcome))
+                    (Some(outcome.clone()), Answer::Turn(done, outcome))
                 }
                 Job::SetAdaptor { adaptor } => {
                     self.adaptor = adaptor;
-                    (TurnOutcome::done(""), Answer::None)
+                    (None, Answer::None)
                 }
                 Job::Undo { done } => {
                     let _ = done.send(self.undo().await);
-                    (TurnOutcome::done(""), Answer::None)
+                    (None, Answer::None)
                 }
                 Job::Diff { done } => {
                     let _ = done.send(self.diff().await);
-                    (TurnOutcome::done(""), Answer::None)
+                    (None, Answer::None)
                 }
             };
             // Idle first, then answer: whoever awaited the job sees the
             // agent's state after it.
-            self.finish_job(id, kind, outcome);
+            self.finish_job(id, kind.zip(outcome));
             answer.send();
         }
         self.shared.idle.send_replace(true);
     }
 
-    /// Reports the end of a job and, when nothing else waits, that the agent
-    /// is idle.
-    fn finish_job(&self, id: JobId, kind: Option<JobKind>, outcome: TurnOutcome) {
+    /// Reports the end of a job (`ended`: the kind and outcome of a job that
+    /// is reported at all) and, when nothing else waits, that the agent is
+    /// idle.
+    fn finish_job(&self, id: JobId, ended: Option<(JobKind, TurnOutcome)>) {
         let mut queue = self.shared.lock();
         queue.running = None;
-        if let Some(kind) = kind {
+        if let Some((kind, outcome)) = ended {
             self.shared.hub.job(JobUpdate::Ended {
                 id,
                 kind,

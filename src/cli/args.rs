@@ -135,6 +135,14 @@ pub enum Command {
         /// Session id (default: this directory's latest session).
         id: Option<String>,
     },
+    /// The configured MCP servers.
+    #[command(after_help = "Examples:
+  light-agent mcp list
+  light-agent mcp list --json | jq -r '.[] | select(.state == \"failed\") | .name'")]
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// Print shell completions.
     #[command(after_help = "Examples:
   light-agent completions bash > ~/.local/share/bash-completion/completions/light-agent
@@ -142,6 +150,18 @@ pub enum Command {
     Completions {
         /// Shell.
         shell: clap_complete::Shell,
+    },
+}
+
+/// `mcp` actions.
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// Start each server once and print its state (starting, ready, failed,
+    /// disabled), tool count, last start and error.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 

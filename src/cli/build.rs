@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use light_agent::agent::{Agent, AgentConfig, LoopConfig};
@@ -13,6 +14,7 @@ use light_agent::ai::{
 };
 use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
+use light_agent::mcp::McpServers;
 use light_agent::permission::{Approver, Mode, Permits, Policy};
 use light_agent::sandbox::{SandboxMode, SandboxPolicy};
 use light_agent::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
@@ -165,7 +167,7 @@ pub fn context_config(
         prompts,
         project_instructions: instructions,
         skills,
-        strategy_enabled: settings.context_strategy,
+        strategy: settings.context_strategy,
         context_window: settings.context_window,
         compact_at: settings.compact_at,
     };
@@ -233,6 +235,27 @@ pub fn agent(
     Ok((agent, warnings))
 }
 
+/// How long after their start the TUI's prompts wait for MCP servers still
+/// starting; later ones join the next model request. (`exec` waits for each start to
+/// settle.)
+pub const MCP_GRACE: Duration = Duration::from_secs(2);
+
+/// Starts the configured MCP servers in the background, their tools joining
+/// `agent`'s registry; a server that fails is reported once as a warning
+/// notice. In the read-only mode only tools the servers mark read-only are
+/// offered. Call after subscribing to the agent's notices and setting its permits.
+pub fn mcp_servers(agent: &Agent, cwd: &Path, settings: &Settings) -> McpServers {
+    let notices = agent.clone();
+    let read_only_only = agent.permits().mode() == Mode::ReadOnly;
+    McpServers::start(
+        &settings.mcp_servers,
+        cwd,
+        agent.tool(),
+        read_only_only,
+        move |text| notices.warn(text),
+    )
+}
+
 /// The command runner for a session in `cwd`: the sandbox from `[sandbox]`
 /// (none in `full` permissions or `mode = "off"`: then commands run without
 /// the helper), `env` (the process environment, read by `main`) without
@@ -255,9 +278,7 @@ pub fn shell(
     let helper = if full_permissions || sandbox.mode == SandboxMode::Off {
         None
     } else {
-        // The helper is this very binary; if it cannot be found there is no
-        // sandbox, and the probe says so (auto then asks before every command).
-        Some(std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe")))
+        Some(sandbox_helper())
     };
     let provider_keys = settings
         .providers
@@ -312,3 +333,16 @@ pub fn title_of(prompt: &str) -> String {
         .trim();
     super::truncate(line, 60)
 }
+
+/// The sandbox helper: `light-agent-sandbox` beside this binary (it starts
+/// in a fraction of the time), else this very binary. If neither can be run
+/// there is no sandbox, and the probe says so (auto then asks before every
+/// command).
+fn sandbox_helper() -> PathBuf {
+    let this = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe"));
+    let beside = this.with_file_name(SANDBOX_HELPER_BIN);
+    if beside.is_file() { beside } else { this }
+}
+
+/// The file name of the stand-alone sandbox helper.
+const SANDBOX_HELPER_BIN: &str = "light-agent-sandbox";

@@ -5,15 +5,17 @@
 //! Exit codes: 0 done, 1 model or runtime error, 130 interrupted.
 
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::Result;
 use light_agent::agent::{Agent, Notice};
+use light_agent::config::Settings;
 use light_agent::protocol::{AgentEvent, StopCause};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::output::{self, OutputError, SafeWriter};
-use super::{Exit, truncate};
+use super::{Exit, build, truncate};
 
 /// How exec prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,9 +29,22 @@ pub enum Format {
 /// Runs one prompt to its end; returns the process exit code. If stdout
 /// cannot be written (closed pipe, full device) the turn is interrupted and
 /// the [`OutputError`] returned.
-pub async fn run(agent: Agent, prompt: String, format: Format) -> Result<Exit> {
+///
+/// MCP servers of `settings` start once the notices are subscribed; the
+/// prompt waits until each is up or failed (at most its
+/// `startup_timeout_sec`): a script gets every tool or a notice, never a
+/// race with a slow start.
+pub async fn run(
+    agent: Agent,
+    prompt: String,
+    format: Format,
+    cwd: &Path,
+    settings: &Settings,
+) -> Result<Exit> {
     let events = agent.subscribe();
     let notices = agent.subscribe_notices();
+    let mcp = build::mcp_servers(&agent, cwd, settings);
+    mcp.settled(mcp.longest_startup() + build::MCP_GRACE).await;
     let output_failed = CancellationToken::new();
     let printer = tokio::spawn(print(events, notices, format, output_failed.clone()));
     let interrupter = {
@@ -46,6 +61,7 @@ pub async fn run(agent: Agent, prompt: String, format: Format) -> Result<Exit> {
     let outcome = agent.prompt(prompt).await;
     interrupter.abort();
     drop(agent);
+    drop(mcp);
     if let Ok(Err(failed)) = printer.await {
         return Err(failed.into());
     }
@@ -163,10 +179,11 @@ fn print_notice(notice: &Notice) {
 /// A call denied because nobody can approve it here: stderr gets the whole
 /// message, which says how to allow such calls.
 fn tell_how_to_allow(event: &AgentEvent) {
-    if let AgentEvent::ToolResult { outcome, .. } = event {
-        if outcome.is_error && outcome.result.starts_with(EXEC_DENIAL) {
-            output::eprintln(&format!("light-agent: {} {}", outcome.name, outcome.result));
-        }
+    if let AgentEvent::ToolResult { outcome, .. } = event
+        && outcome.is_error
+        && outcome.result.starts_with(EXEC_DENIAL)
+    {
+        output::eprintln(&format!("light-agent: {} {}", outcome.name, outcome.result));
     }
 }
 

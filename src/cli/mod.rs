@@ -6,6 +6,7 @@ pub mod build;
 pub mod exec;
 pub mod history_file;
 pub mod interactive;
+pub mod mcp_cmd;
 pub mod output;
 pub mod sessions;
 pub mod tool_cmd;

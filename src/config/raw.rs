@@ -17,6 +17,7 @@ use serde::de::{Deserializer, Error as _};
 use toml::de::{DeTable, DeValue};
 
 use super::{ConfigError, ProviderKind, Secret};
+use crate::mcp::McpServerConfig;
 use crate::permission::{Mode, Rule, RuleSource};
 
 /// The whole file. Every field is optional: absence means "not set here".
@@ -32,6 +33,7 @@ pub(crate) struct RawConfig {
     pub tui: RawTui,
     pub http: RawHttp,
     pub agent: RawAgent,
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
     pub sandbox: RawSandbox,
     pub shell: RawShell,
     pub permissions: RawPermissions,

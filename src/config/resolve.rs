@@ -187,6 +187,7 @@ pub fn resolve(
         edit_format,
         providers,
         log_level,
+        mcp_servers: raw.mcp_servers,
         warnings,
     };
     Ok(match problem {
@@ -371,14 +372,14 @@ fn choose(
     {
         return Ok(with_model(profile));
     }
-    if let Some(ollama) = find(OLLAMA) {
-        if let Some(first) = probe(&ollama.base_url) {
-            let model = named_model.map_or(first, str::to_string);
-            return Ok(Choice::Chosen {
-                profile: ollama,
-                model,
-            });
-        }
+    if let Some(ollama) = find(OLLAMA)
+        && let Some(first) = probe(&ollama.base_url)
+    {
+        let model = named_model.map_or(first, str::to_string);
+        return Ok(Choice::Chosen {
+            profile: ollama,
+            model,
+        });
     }
     let placeholder = find(KEYED_DEFAULT_ORDER[0])
         .or_else(|| providers.first().cloned())

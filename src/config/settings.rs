@@ -1,12 +1,13 @@
 //! What resolution starts from ([`Env`], [`Flags`]) and what it produces
 //! ([`Settings`], [`Resolution`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{ProviderProfile, Secret};
+use crate::mcp::McpServerConfig;
 use crate::permission::{Mode, RuleList};
 
 /// A snapshot of the process environment, taken once by `main`.
@@ -162,6 +163,8 @@ pub struct Settings {
     pub providers: Vec<ProviderProfile>,
     /// Log filter in `RUST_LOG` syntax.
     pub log_level: String,
+    /// `[mcp_servers.NAME]` tables, by name.
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
     /// Problems worth telling the user that did not stop resolution
     /// (unknown keys with their line, a missing key that was tolerated).
     pub warnings: Vec<String>,

@@ -41,14 +41,14 @@ pub fn fit(window: &[AgentEvent], mut events: Vec<AgentEvent>, budget: u64) -> F
         if total <= budget {
             break;
         }
-        if let AgentEvent::ToolResult { outcome, meta } = &events[index] {
-            if outcome.result.chars().count() > INDEX_MIN_CHARS {
-                let replaced = AgentEvent::ToolResult {
-                    outcome: compress::indexed(outcome, &calls),
-                    meta: *meta,
-                };
-                replace(&mut events, &mut costs, &mut total, index, replaced);
-            }
+        if let AgentEvent::ToolResult { outcome, meta } = &events[index]
+            && outcome.result.chars().count() > INDEX_MIN_CHARS
+        {
+            let replaced = AgentEvent::ToolResult {
+                outcome: compress::indexed(outcome, &calls),
+                meta: *meta,
+            };
+            replace(&mut events, &mut costs, &mut total, index, replaced);
         }
     }
     // 2. Hot thoughts, oldest first.

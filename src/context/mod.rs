@@ -74,7 +74,7 @@ pub struct ContextConfig {
     /// Skills to list in the index, see [`skills::discover`].
     pub skills: Vec<Skill>,
     /// When false, history is sent as it is: no placeholders, no summaries.
-    pub strategy_enabled: bool,
+    pub strategy: bool,
     /// The model's context window, in tokens.
     pub context_window: u64,
     /// Fraction of the window at which older steps are summarised.
@@ -87,7 +87,7 @@ impl Default for ContextConfig {
             prompts: Vec::new(),
             project_instructions: None,
             skills: Vec::new(),
-            strategy_enabled: true,
+            strategy: true,
             context_window: 128_000,
             compact_at: 0.8,
         }
@@ -233,19 +233,19 @@ impl ContextBuilder {
     ) -> Result<BuildResult, ContextError> {
         let fixed = estimate::fixed_tokens(&self.system_prompt, tools);
         self.check_prompt(window, fixed)?;
-        if self.config.strategy_enabled && (force || self.needs_summary(window, fixed)) {
-            if let Some(folded) =
+        if self.config.strategy
+            && (force || self.needs_summary(window, fixed))
+            && let Some(folded) =
                 summary::summarise(window, adaptor, now, self.summary_limits()).await?
-            {
-                let prepared = self.prepare(&folded.window, tools);
-                return Ok(BuildResult {
-                    system_prompt: self.system_prompt.clone(),
-                    events: prepared.events,
-                    summary: Some(folded.summary),
-                    window: Some(folded.window),
-                    tokens: prepared.tokens,
-                });
-            }
+        {
+            let prepared = self.prepare(&folded.window, tools);
+            return Ok(BuildResult {
+                system_prompt: self.system_prompt.clone(),
+                events: prepared.events,
+                summary: Some(folded.summary),
+                window: Some(folded.window),
+                tokens: prepared.tokens,
+            });
         }
         let prepared = self.prepare(window, tools);
         Ok(BuildResult {
@@ -261,7 +261,7 @@ impl ContextBuilder {
     /// the request budget.
     pub fn prepare(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> Prepared {
         let fixed = estimate::fixed_tokens(&self.system_prompt, tools);
-        if !self.config.strategy_enabled {
+        if !self.config.strategy {
             let events = compress::without_accounting(window);
             let tokens = fixed + events.iter().map(estimate::event_tokens).sum::<u64>();
             return Prepared { events, tokens };

@@ -164,9 +164,15 @@ impl Permits {
             return Ok(());
         }
         let Some(approver) = self.inner.approver.clone() else {
+            // In auto what still asks needs full (or a rule) to run unasked.
+            let wider = if self.mode() == Mode::Auto {
+                "full"
+            } else {
+                "auto"
+            };
             return Err(Denied {
                 message: format!(
-                    "denied in exec: nobody is here to approve {}. Run with --permissions auto, or allow it in config.toml: [permissions] allow = [\"{}\"]",
+                    "denied in exec: nobody is here to approve {}. Run with --permissions {wider}, or allow it in config.toml: [permissions] allow = [\"{}\"]",
                     subject(&gate),
                     suggested_rule(&gate)
                 ),
@@ -242,10 +248,10 @@ pub fn session_rules(gate: &GateRequest) -> Vec<Rule> {
     let shape = analyse(command, std::path::Path::new(dir), &roots);
     let mut rules: Vec<Rule> = Vec::new();
     for prefix in shape.segments.iter().filter_map(Segment::session_prefix) {
-        if let Ok(rule) = Rule::parse(&format!("shell({prefix} *)"), RuleSource::Session) {
-            if !rules.contains(&rule) {
-                rules.push(rule);
-            }
+        if let Ok(rule) = Rule::parse(&format!("shell({prefix} *)"), RuleSource::Session)
+            && !rules.contains(&rule)
+        {
+            rules.push(rule);
         }
     }
     rules

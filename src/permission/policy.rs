@@ -152,7 +152,9 @@ impl Policy {
                 if let Some((d, r)) = self.by_rules(|r| r.covers_mcp(server, tool)) {
                     return (d, Some(r));
                 }
-                if *read_only {
+                // The mark is the server's word: `ask` asks anyway; the
+                // other modes take it (read-only offers only such tools).
+                if *read_only && self.mode != Mode::Ask {
                     return (Decision::Allow, None);
                 }
                 (self.fallback(Decision::Ask), None)
@@ -384,15 +386,23 @@ mod tests {
     }
 
     #[test]
-    fn read_only_mcp_tools_need_no_approval() {
+    fn read_only_mcp_tools_are_asked_only_in_ask() {
         let mcp = |read_only| GateRequest::Mcp {
             server: "github".into(),
             tool: "list".into(),
             read_only,
         };
         let p = policy(Mode::Ask, &[], &[], &[]);
+        assert_eq!(p.decide(&mcp(true)), Decision::Ask);
+        assert_eq!(p.decide(&mcp(false)), Decision::Ask);
+        let p = policy(Mode::Auto, &[], &[], &[]);
         assert_eq!(p.decide(&mcp(true)), Decision::Allow);
         assert_eq!(p.decide(&mcp(false)), Decision::Ask);
+        let p = policy(Mode::ReadOnly, &[], &[], &[]);
+        assert_eq!(p.decide(&mcp(true)), Decision::Allow);
+        assert_eq!(p.decide(&mcp(false)), Decision::Deny);
+        let allowed = policy(Mode::Ask, &["mcp(github.list)"], &[], &[]);
+        assert_eq!(allowed.decide(&mcp(true)), Decision::Allow);
         let denied = policy(Mode::Full, &[], &[], &["mcp(github.*)"]);
         assert_eq!(denied.decide(&mcp(true)), Decision::Deny);
     }

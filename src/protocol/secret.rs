@@ -81,10 +81,10 @@ fn url_secrets(url: &str) -> Vec<&str> {
         }
     }
     for pair in query.split('&') {
-        if let Some((_, value)) = pair.split_once('=') {
-            if !value.is_empty() {
-                found.push(value);
-            }
+        if let Some((_, value)) = pair.split_once('=')
+            && !value.is_empty()
+        {
+            found.push(value);
         }
     }
     found

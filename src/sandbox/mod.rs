@@ -5,12 +5,14 @@
 //!   working directory, the temporary directory, `/dev/null` and the
 //!   configured writable roots (or nowhere in [`SandboxMode::ReadOnly`]),
 //!   read everywhere, and no TCP unless `network` is on.
-//! - The **helper** is the agent's own binary re-executed with
-//!   [`HELPER_ARG`] as its first argument; `main.rs` hands over to
-//!   [`helper_main`] before any runtime or thread starts. The helper starts a
-//!   new session (no controlling terminal), sets no-new-privileges, applies a
-//!   Landlock ruleset (`landlock.rs`), reports what was enforced as the first
-//!   line of its stderr, then execs `bash -c COMMAND`.
+//! - The **helper** is the small `light-agent-sandbox` binary (it links
+//!   only this module, so it starts fast) or, when that is not beside the
+//!   agent, the agent's own binary re-executed with [`HELPER_ARG`] as its
+//!   first argument (`main.rs` hands over to [`helper_main`] before any
+//!   runtime or thread starts). The helper starts a new session (no
+//!   controlling terminal), sets no-new-privileges, applies a Landlock
+//!   ruleset (`landlock_rules.rs`), reports what was enforced on its stderr,
+//!   then execs `bash -c COMMAND`.
 //! - [`SandboxState`] is that report (and what [`probe`] finds before any
 //!   command runs, for the status line): enforced, partly enforced,
 //!   unavailable, or off. An unavailable or partial sandbox is reported,

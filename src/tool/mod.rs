@@ -29,6 +29,7 @@ pub mod seen;
 
 use std::future::Future;
 
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
@@ -61,6 +62,14 @@ impl ToolOutput {
             content: content.into(),
         }
     }
+}
+
+/// A tool whose arguments stay JSON, for schemas known only at run time (an
+/// MCP server's tools). Registered with [`ToolRegistry::register_json`]; the
+/// registry has validated `args` against the schema and removed `_intent`.
+pub trait JsonTool: Send + Sync + 'static {
+    /// Runs one call; must return promptly once `ctx.cancel` fires.
+    fn call(&self, args: serde_json::Value, ctx: ToolContext) -> BoxFuture<'static, ToolOutput>;
 }
 
 /// A tool a model can call.

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::labelled::{Labelled, echo};
 use super::schema::{self, INTENT_FIELD, Issue};
-use super::{Tool, ToolContext, ToolOutput};
+use super::{JsonTool, Tool, ToolContext, ToolOutput};
 use crate::protocol::ToolSpec;
 
 /// Why a tool could not be registered. Each message names the tool.
@@ -78,6 +78,22 @@ impl<T: Tool> Runner for Typed<T> {
     }
 }
 
+/// Runs a tool whose arguments stay JSON.
+struct Untyped(Arc<dyn JsonTool>);
+
+impl Runner for Untyped {
+    // A server's schema is taken as it is: nothing to fill in.
+    fn normalize(&self, _args: &mut serde_json::Map<String, Value>) {}
+
+    fn run(
+        self: Arc<Self>,
+        args: Value,
+        ctx: ToolContext,
+    ) -> Result<BoxFuture<'static, ToolOutput>, Issue> {
+        Ok(self.0.call(args, ctx))
+    }
+}
+
 /// The tools a model may call, in registration order.
 ///
 /// A cheap-clone handle: clones share one set of tools. The lock inside is
@@ -128,9 +144,51 @@ impl ToolRegistry {
             own_schema: schemas.own,
             runner: Arc::new(Typed(tool)),
         };
+        self.insert(entry)
+    }
+
+    /// Adds a tool whose argument schema is known only at run time (an MCP
+    /// server's tool): `schema` must be an object schema; arguments are
+    /// validated against it and `_intent` is added as for every tool.
+    ///
+    /// Fails (and registers nothing) for the same reasons as [`Self::register`].
+    pub fn register_json(
+        &self,
+        name: &str,
+        description: &str,
+        schema: Value,
+        tool: Arc<dyn JsonTool>,
+    ) -> Result<(), RegisterError> {
+        let name = name.to_owned();
+        if name.trim().is_empty() {
+            return Err(RegisterError::EmptyName);
+        }
+        if !is_valid_name(&name) {
+            return Err(RegisterError::InvalidName { name });
+        }
+        if description.trim().is_empty() {
+            return Err(RegisterError::EmptyDescription { name });
+        }
+        let Some(schemas) = schema::exposed(schema) else {
+            return Err(RegisterError::SchemaNotObject { name });
+        };
+        self.insert(Entry {
+            spec: ToolSpec {
+                name,
+                description: description.to_owned(),
+                schema: schemas.exposed,
+            },
+            own_schema: schemas.own,
+            runner: Arc::new(Untyped(tool)),
+        })
+    }
+
+    fn insert(&self, entry: Entry) -> Result<(), RegisterError> {
         let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
-        if entries.iter().any(|e| e.spec.name == name) {
-            return Err(RegisterError::Duplicate { name });
+        if entries.iter().any(|e| e.spec.name == entry.spec.name) {
+            return Err(RegisterError::Duplicate {
+                name: entry.spec.name,
+            });
         }
         entries.push(entry);
         Ok(())

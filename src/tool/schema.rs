@@ -35,7 +35,13 @@ pub(crate) fn args_schema<T: JsonSchema>() -> Option<ArgsSchema> {
             settings.meta_schema = None;
         })
         .into_generator();
-    let mut own = generator.into_root_schema_for::<T>().to_value();
+    exposed(generator.into_root_schema_for::<T>().to_value())
+}
+
+/// The schemas of a tool whose object schema `own` came from elsewhere (an
+/// MCP server): `title` and `$schema` dropped, `_intent` added to what the
+/// model sees. Returns `None` when `own` is not an object schema.
+pub(crate) fn exposed(mut own: Value) -> Option<ArgsSchema> {
     let object = own.as_object_mut()?;
     if object.get("type").and_then(Value::as_str) != Some("object") {
         return None;
@@ -139,20 +145,20 @@ fn check(schema: &Value, value: &Value, path: &mut Vec<String>, issues: &mut Vec
         }
     }
 
-    if let Some(Value::Array(options)) = schema.get("enum") {
-        if !options.contains(value) {
-            let options: Vec<String> = options.iter().map(Value::to_string).collect();
-            push(
-                issues,
-                path,
-                format!("expected one of {}", options.join(", ")),
-            );
-        }
+    if let Some(Value::Array(options)) = schema.get("enum")
+        && !options.contains(value)
+    {
+        let options: Vec<String> = options.iter().map(Value::to_string).collect();
+        push(
+            issues,
+            path,
+            format!("expected one of {}", options.join(", ")),
+        );
     }
-    if let Some(expected) = schema.get("const") {
-        if expected != value {
-            push(issues, path, format!("expected {expected}"));
-        }
+    if let Some(expected) = schema.get("const")
+        && expected != value
+    {
+        push(issues, path, format!("expected {expected}"));
     }
 
     for key in ["anyOf", "oneOf"] {
@@ -219,23 +225,23 @@ fn check_array(
     issues: &mut Vec<Issue>,
 ) {
     let count = items.len() as u64;
-    if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-        if count < min {
-            push(
-                issues,
-                path,
-                format!("expected at least {min} items, received {count}"),
-            );
-        }
+    if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+        && count < min
+    {
+        push(
+            issues,
+            path,
+            format!("expected at least {min} items, received {count}"),
+        );
     }
-    if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-        if count > max {
-            push(
-                issues,
-                path,
-                format!("expected at most {max} items, received {count}"),
-            );
-        }
+    if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+        && count > max
+    {
+        push(
+            issues,
+            path,
+            format!("expected at most {max} items, received {count}"),
+        );
     }
     if let Some(item_schema) = schema.get("items") {
         for (index, item) in items.iter().enumerate() {
@@ -248,23 +254,23 @@ fn check_array(
 
 fn check_string(schema: &Map<String, Value>, text: &str, path: &[String], issues: &mut Vec<Issue>) {
     let chars = text.chars().count() as u64;
-    if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
-        if chars < min {
-            push(
-                issues,
-                path,
-                format!("expected at least {min} characters, received {chars}"),
-            );
-        }
+    if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+        && chars < min
+    {
+        push(
+            issues,
+            path,
+            format!("expected at least {min} characters, received {chars}"),
+        );
     }
-    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-        if chars > max {
-            push(
-                issues,
-                path,
-                format!("expected at most {max} characters, received {chars}"),
-            );
-        }
+    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+        && chars > max
+    {
+        push(
+            issues,
+            path,
+            format!("expected at most {max} characters, received {chars}"),
+        );
     }
 }
 
@@ -283,41 +289,41 @@ fn check_number(
         .and_then(Value::as_str)
         .map(format_bounds)
         .unwrap_or((None, None));
-    if let Some(min) = bound("minimum").or(format_min) {
-        if number < min {
-            push(
-                issues,
-                path,
-                format!("expected a number >= {min}, received {value}"),
-            );
-        }
+    if let Some(min) = bound("minimum").or(format_min)
+        && number < min
+    {
+        push(
+            issues,
+            path,
+            format!("expected a number >= {min}, received {value}"),
+        );
     }
-    if let Some(max) = bound("maximum").or(format_max) {
-        if number > max {
-            push(
-                issues,
-                path,
-                format!("expected a number <= {max}, received {value}"),
-            );
-        }
+    if let Some(max) = bound("maximum").or(format_max)
+        && number > max
+    {
+        push(
+            issues,
+            path,
+            format!("expected a number <= {max}, received {value}"),
+        );
     }
-    if let Some(min) = bound("exclusiveMinimum") {
-        if number <= min {
-            push(
-                issues,
-                path,
-                format!("expected a number > {min}, received {value}"),
-            );
-        }
+    if let Some(min) = bound("exclusiveMinimum")
+        && number <= min
+    {
+        push(
+            issues,
+            path,
+            format!("expected a number > {min}, received {value}"),
+        );
     }
-    if let Some(max) = bound("exclusiveMaximum") {
-        if number >= max {
-            push(
-                issues,
-                path,
-                format!("expected a number < {max}, received {value}"),
-            );
-        }
+    if let Some(max) = bound("exclusiveMaximum")
+        && number >= max
+    {
+        push(
+            issues,
+            path,
+            format!("expected a number < {max}, received {value}"),
+        );
     }
 }
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 use crate::protocol::{AgentEvent, JobId, JobUpdate};
 
 pub use super::reports::{
-    ModelChoice, Report, ReportKind, SessionsReport, SkillRow, SkillsReport, StatusReport,
-    TokenTotals, ToolRow, TurnTokens,
+    McpServerRow, McpServerState, ModelChoice, Report, ReportKind, SessionsReport, SkillRow,
+    SkillsReport, StatusReport, TokenTotals, ToolRow, TurnTokens,
 };
 
 /// What the UI asks of the runtime.
@@ -64,6 +64,8 @@ pub enum Op {
     Diff,
     /// List the permission mode and the rules in force (`/permissions`).
     Permissions,
+    /// Start this MCP server again (`/mcp restart NAME`; answered with a notice).
+    RestartMcp(String),
     /// The UI is closing; flush and stop.
     Quit,
 }

@@ -41,13 +41,15 @@ pub enum SlashCommand {
     Export,
     /// `/jobs [kill ID]`: background jobs, or end one.
     Jobs,
+    /// `/mcp [restart NAME]`: the MCP servers, or start one again.
+    Mcp,
     /// `/quit` (alias `/exit`).
     Quit,
 }
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 16] = [
+    pub const ALL: [SlashCommand; 17] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -63,6 +65,7 @@ impl SlashCommand {
         Self::Title,
         Self::Export,
         Self::Jobs,
+        Self::Mcp,
         Self::Quit,
     ];
 
@@ -84,6 +87,7 @@ impl SlashCommand {
             Self::Title => "title",
             Self::Export => "export",
             Self::Jobs => "jobs",
+            Self::Mcp => "mcp",
             Self::Quit => "quit",
         }
     }
@@ -105,6 +109,7 @@ impl SlashCommand {
             Self::Title => "TEXT",
             Self::Export => "[FILE]",
             Self::Jobs => "[kill ID]",
+            Self::Mcp => "[restart NAME]",
             _ => "",
         }
     }
@@ -132,6 +137,7 @@ impl SlashCommand {
             Self::Title => "rename this session",
             Self::Export => "write the transcript as markdown",
             Self::Jobs => "background jobs, or end one (kill ID)",
+            Self::Mcp => "MCP servers, or start one again (restart NAME)",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -182,6 +188,16 @@ impl SlashCommand {
                 Some(("kill", id)) if !id.trim().is_empty() => Op::KillJob(id.trim().to_string()),
                 _ => {
                     app.notice(NoticeLevel::Warn, "usage: /jobs, or /jobs kill ID");
+                    return;
+                }
+            },
+            Self::Mcp if arg.is_empty() => Op::Report(ReportKind::Mcp),
+            Self::Mcp => match arg.split_once(char::is_whitespace) {
+                Some(("restart", name)) if !name.trim().is_empty() => {
+                    Op::RestartMcp(name.trim().to_string())
+                }
+                _ => {
+                    app.notice(NoticeLevel::Warn, "usage: /mcp, or /mcp restart NAME");
                     return;
                 }
             },

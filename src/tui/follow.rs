@@ -7,7 +7,7 @@ use super::view::model_picker::ModelPicker;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::Activity;
 use super::view::tool_pane::ToolPane;
-use super::view::{sessions_report, skills_report, status_report, tools_report};
+use super::view::{mcp_report, sessions_report, skills_report, status_report, tools_report};
 use crate::protocol::{JobId, JobKind, JobUpdate, StopCause, ToolCall, ToolOutcome};
 
 impl App {
@@ -101,6 +101,7 @@ impl App {
                     Report::Tools(r) => tools_report::lines(r, self.width),
                     Report::Skills(r) => skills_report::lines(r, self.width),
                     Report::Sessions(r) => sessions_report::lines(r, self.now_ms, self.width),
+                    Report::Mcp(r) => mcp_report::lines(r, self.now_ms, self.width),
                 };
                 self.commit_cell(lines);
             }

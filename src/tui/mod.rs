@@ -52,9 +52,10 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, AppMsg};
 pub use bridge::{
-    ApprovalAnswer, ApprovalPrompt, ModelChoice, NoticeLevel, Op, Report, ReportKind,
-    RuntimeStatus, SessionHeader, SessionRow, SessionsReport, SkillRow, SkillsReport, StatusReport,
-    TokenTotals, ToolRow, TuiError, TuiExit, TuiOptions, TurnTokens, UiInput,
+    ApprovalAnswer, ApprovalPrompt, McpServerRow, McpServerState, ModelChoice, NoticeLevel, Op,
+    Report, ReportKind, RuntimeStatus, SessionHeader, SessionRow, SessionsReport, SkillRow,
+    SkillsReport, StatusReport, TokenTotals, ToolRow, TuiError, TuiExit, TuiOptions, TurnTokens,
+    UiInput,
 };
 
 use crate::protocol::now_millis;

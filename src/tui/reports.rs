@@ -1,5 +1,5 @@
 //! Typed answers to the report commands (`/status`, `/tools`, `/skills`,
-//! `/sessions`) and the model picker's rows: plain data the runtime fills
+//! `/sessions`, `/mcp`) and the model picker's rows: plain data the runtime fills
 //! in and the views in [`super::view`] render.
 
 use super::bridge::SessionRow;
@@ -15,6 +15,8 @@ pub enum ReportKind {
     Skills,
     /// Sessions of every directory.
     Sessions,
+    /// The configured MCP servers.
+    Mcp,
 }
 
 /// A typed report.
@@ -28,6 +30,8 @@ pub enum Report {
     Skills(SkillsReport),
     /// `/sessions`.
     Sessions(SessionsReport),
+    /// `/mcp`: each configured server, in name order.
+    Mcp(Vec<McpServerRow>),
 }
 
 /// Token counts, summed.
@@ -122,6 +126,47 @@ pub struct SessionsReport {
     pub current_id: String,
     /// Sessions of every directory, newest first.
     pub rows: Vec<SessionRow>,
+}
+
+/// Where an MCP server is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum McpServerState {
+    /// Being started.
+    #[default]
+    Starting,
+    /// Running, its tools offered.
+    Ready,
+    /// Could not be started (or timed out).
+    Failed,
+    /// `enabled = false` in the config.
+    Disabled,
+}
+
+impl McpServerState {
+    /// The word `/mcp` and `light-agent mcp list` show.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Starting => "starting",
+            Self::Ready => "ready",
+            Self::Failed => "failed",
+            Self::Disabled => "disabled",
+        }
+    }
+}
+
+/// One MCP server as `/mcp` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct McpServerRow {
+    /// The `[mcp_servers.NAME]` name.
+    pub name: String,
+    /// Where it is.
+    pub state: McpServerState,
+    /// How many of its tools are offered.
+    pub tools: usize,
+    /// Why it failed, in one line.
+    pub error: Option<String>,
+    /// When it was last started (ms since the Unix epoch).
+    pub started_at: Option<u64>,
 }
 
 /// A model the picker offers.

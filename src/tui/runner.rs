@@ -10,7 +10,6 @@
 //! runtime inputs, a shutdown future and a frame timer, drains whatever is
 //! queued, updates the [`App`], sends the ops it produced and draws at most
 //! once per frame — and only when something changed, so an idle UI sleeps.
-//! A key press and the end of a turn are drawn at once.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -163,34 +162,25 @@ where
         // The end of a turn is shown at once, not at the next frame: it is
         // what the user waits for after pressing Esc.
         let mut urgent = false;
-        // What the user typed is drawn at once, before any more of the
-        // runtime's queue is applied: during a flood its echo then waits
-        // only for the lines committed so far, not for the next frame and
-        // the lines a further slice of the flood would commit.
-        let mut typed = false;
         match msg {
             Some(msg) => {
                 urgent |= ends_a_turn(&msg);
-                typed = is_typing(&msg);
                 app.update(msg);
             }
             None if app.is_animating() => app.update(AppMsg::Tick),
             None => {}
         }
-        urgent |= typed;
         // Drain what the runtime queued, but only for a slice of a frame:
         // a flood of deltas must not keep a key press waiting.
-        if !typed {
-            let drain_until = Instant::now() + DRAIN_BUDGET;
-            let mut drained = 0u32;
-            while let Ok(input) = inputs.try_recv() {
-                let msg = AppMsg::Input(input);
-                urgent |= ends_a_turn(&msg);
-                app.update(msg);
-                drained += 1;
-                if drained % 64 == 0 && Instant::now() >= drain_until {
-                    break;
-                }
+        let drain_until = Instant::now() + DRAIN_BUDGET;
+        let mut drained = 0u32;
+        while let Ok(input) = inputs.try_recv() {
+            let msg = AppMsg::Input(input);
+            urgent |= ends_a_turn(&msg);
+            app.update(msg);
+            drained += 1;
+            if drained.is_multiple_of(64) && Instant::now() >= drain_until {
+                break;
             }
         }
         // Poll with this task's waker, never a no-op one: crossterm's
@@ -216,16 +206,6 @@ where
         }
     }
     Ok(())
-}
-
-/// A key press or a paste: something the user waits to see echoed.
-fn is_typing(msg: &AppMsg) -> bool {
-    use crossterm::event::{Event, KeyEventKind};
-    match msg {
-        AppMsg::Terminal(Event::Key(key)) => key.kind != KeyEventKind::Release,
-        AppMsg::Terminal(Event::Paste(_)) => true,
-        _ => false,
-    }
 }
 
 fn ends_a_turn(msg: &AppMsg) -> bool {

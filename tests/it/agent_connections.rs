@@ -1,18 +1,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Real servers' connection faults against the mock: a connection closed
-//! after each response (llama.cpp) costs no retry and no wait; a stream cut
-//! after partial output is retried with the partial dropped; when the
-//! retries run out the partial answer is kept, marked as cut, and the next
-//! request says so.
+//! after each response (llama.cpp) costs no retry and no wait; when the
+//! retries of a cut stream run out the partial answer is kept, marked as
+//! cut, and the next request says so. (A cut retried with its partial
+//! dropped is in `agent_retries.rs`, for every wire format.)
 
 use crate::support;
 
 use std::sync::Arc;
 
 use light_agent::agent::Notice;
-use light_agent::ai::{CUT_ANSWER_NOTE, HttpOptions, OpenAiAdaptor, StreamRequest};
+use light_agent::ai::{CUT_ANSWER_NOTE, HttpOptions, OpenAiAdaptor};
 use light_agent::protocol::{AgentEvent, StopCause};
-use support::adaptor_calls::{call_with_retries, quick_retries};
 use support::agent_harness::Harness;
 use support::{MockModel, OpenAiStream, Reply};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -48,35 +47,32 @@ fn outputs(log: &[AgentEvent]) -> Vec<String> {
         .collect()
 }
 
-fn hello() -> StreamRequest {
-    StreamRequest {
-        events: vec![AgentEvent::Input {
-            text: "hello".into(),
-            source: light_agent::protocol::InputSource::User,
-            meta: light_agent::protocol::Meta::new(1, 1),
-        }],
-        ..StreamRequest::default()
-    }
-}
-
 #[tokio::test]
 async fn a_reused_connection_the_server_closed_is_resent_at_once_without_a_retry() {
-    let mock = MockModel::start([Reply::openai_text("first"), Reply::openai_text("second")]).await;
-    mock.close_reused_connections();
-    let adaptor = adaptor(&mock);
-    let (first, retries) = call_with_retries(&adaptor, &hello(), quick_retries()).await;
-    assert!(first.is_ok());
-    assert_eq!(retries, 0);
-    let (second, retries) = call_with_retries(&adaptor, &hello(), quick_retries()).await;
-    assert!(second.unwrap().iter().any(|e| matches!(e,
-        AgentEvent::Output { text, .. } if text == "second")));
-    assert_eq!(retries, 0, "the resend is not one of the loop's retries");
+    let h = harness(vec![
+        Reply::openai_text("first"),
+        Reply::openai_text("second"),
+    ])
+    .await;
+    h.mock.close_reused_connections();
+    let mut notice_rx = h.agent.subscribe_notices();
+    for prompt in ["one", "two"] {
+        let outcome = h.agent.prompt(prompt).await.unwrap();
+        assert_eq!(outcome.cause, StopCause::Done, "{}", outcome.message);
+    }
     assert_eq!(
-        mock.dropped_on_reuse(),
+        notices(&mut notice_rx),
+        [],
+        "the resend is not one of the loop's retries"
+    );
+    assert_eq!(
+        h.mock.dropped_on_reuse(),
         1,
         "the second call hit the dead connection"
     );
-    assert_eq!(mock.request_count(), 2);
+    assert_eq!(h.mock.request_count(), 2);
+    let log = h.session.load_all().await.unwrap();
+    assert_eq!(outputs(&log), ["first", "second"]);
 }
 
 #[tokio::test]
@@ -102,35 +98,6 @@ async fn a_server_closing_after_each_response_costs_the_turn_no_retry_notice() {
         "a pooled connection was reused"
     );
     assert_eq!(h.mock.request_count(), 3);
-}
-
-#[tokio::test]
-async fn a_stream_cut_after_partial_output_is_retried_and_the_partial_dropped() {
-    let cut = OpenAiStream::new()
-        .text("a partial answer that breaks off")
-        .into_reply()
-        .cut_after(2);
-    let h = harness(vec![cut, Reply::openai_text("The whole answer.")]).await;
-    let mut notice_rx = h.agent.subscribe_notices();
-    let outcome = h.agent.prompt("answer").await.unwrap();
-    assert_eq!(outcome.cause, StopCause::Done, "{}", outcome.message);
-    let notices = notices(&mut notice_rx);
-    assert_eq!(
-        notices.first(),
-        Some(&Notice::PartialDropped),
-        "{notices:?}"
-    );
-    assert!(
-        matches!(notices.get(1), Some(Notice::Retrying { attempt: 1, .. })),
-        "{notices:?}"
-    );
-    let log = h.session.load_all().await.unwrap();
-    assert_eq!(
-        outputs(&log),
-        ["The whole answer."],
-        "the partial is not stored"
-    );
-    assert_eq!(h.mock.request_count(), 2);
 }
 
 #[tokio::test]

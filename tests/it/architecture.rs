@@ -23,7 +23,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     // skills are read through the confined-open API.
     ("context", &["protocol", "ai", "tool"]),
     ("session", &["protocol"]),
-    ("config", &["protocol", "permission"]),
+    ("mcp", &["protocol", "tool", "permission"]),
+    ("config", &["protocol", "permission", "mcp"]),
     (
         "agent",
         &["protocol", "ai", "tool", "context", "session", "permission"],
@@ -47,6 +48,8 @@ const CONFINED: &[(&str, &[&str])] = &[
     ("tree_sitter_bash", &["permission"]),
     ("toml", &["config"]),
     ("tracing_subscriber", &["config"]),
+    ("rmcp", &["mcp"]),
+    ("rustls", &["mcp"]),
 ];
 
 /// Every `.rs` file under `dir`, with the module path its location gives

@@ -180,10 +180,10 @@ async fn sigint_interrupts_the_turn_exits_130_and_keeps_the_session() {
     let drain = tokio::task::spawn_blocking(move || {
         let mut shown = Some(shown_tx);
         for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
-            if line.contains("output_delta") {
-                if let Some(tx) = shown.take() {
-                    let _ = tx.send(());
-                }
+            if line.contains("output_delta")
+                && let Some(tx) = shown.take()
+            {
+                let _ = tx.send(());
             }
         }
     });

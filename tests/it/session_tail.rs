@@ -20,7 +20,12 @@ fn turn(turn: u64) -> Vec<AgentEvent> {
         AgentEvent::ToolCalls {
             calls: vec![ToolCall {
                 id: id.clone(),
-                name: if turn % 2 == 0 { "grep" } else { "read_file" }.into(),
+                name: if turn.is_multiple_of(2) {
+                    "grep"
+                } else {
+                    "read_file"
+                }
+                .into(),
                 args: json!({ "path": format!("src/m{}.rs", turn % 5), "_intent": format!("look at part {turn}") }),
             }],
             meta: m,
@@ -30,7 +35,7 @@ fn turn(turn: u64) -> Vec<AgentEvent> {
                 id,
                 name: "grep".into(),
                 result: "r".repeat(100),
-                is_error: turn % 7 == 0,
+                is_error: turn.is_multiple_of(7),
             },
             meta: m,
         },

@@ -316,3 +316,35 @@ async fn loader_warnings_before_the_report_neither_hide_it_nor_are_lost() -> Res
     );
     Ok(())
 }
+
+#[test]
+fn the_agents_own_binary_is_the_same_helper() {
+    // The agent falls back to re-executing itself when the stand-alone
+    // helper is not beside it: both must confine and report alike.
+    let inside = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let script = format!(
+        "echo in > {0}/in.txt; echo out > {1}/out.txt",
+        inside.path().display(),
+        outside.path().display()
+    );
+    let policy = SandboxPolicy::default();
+    let mut reports = Vec::new();
+    for helper in [
+        env!("CARGO_BIN_EXE_light-agent-sandbox"),
+        env!("CARGO_BIN_EXE_light-agent"),
+    ] {
+        let out = std::process::Command::new(helper)
+            .args(policy.helper_args(inside.path(), inside.path(), &script))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let (state, _) = SandboxState::find_report(&out.stderr).unwrap();
+        assert!(stderr.contains("Permission denied"), "{helper}: {stderr}");
+        assert!(exists(&inside.path().join("in.txt")), "{helper}");
+        assert!(!exists(&outside.path().join("out.txt")), "{helper}");
+        std::fs::remove_file(inside.path().join("in.txt")).unwrap();
+        reports.push(state);
+    }
+    assert_eq!(reports[0], reports[1]);
+}

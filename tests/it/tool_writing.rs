@@ -108,12 +108,12 @@ async fn golden_fixtures() {
             failures.push(format!("{name}: unexpected error\n{content}"));
             continue;
         }
-        if let Ok(expected) = fs::read_to_string(case.join("result.txt")) {
-            if content != expected {
-                failures.push(format!(
-                    "{name}: result\n{expected}\n--- got ---\n{content}"
-                ));
-            }
+        if let Ok(expected) = fs::read_to_string(case.join("result.txt"))
+            && content != expected
+        {
+            failures.push(format!(
+                "{name}: result\n{expected}\n--- got ---\n{content}"
+            ));
         }
         let expected = tree(&case.join("after"));
         if after != expected {
@@ -400,7 +400,11 @@ async fn a_symlink_swapped_in_during_200_writes_never_leads_out() {
             let mut flips = 0u64;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let _ = fs::remove_dir_all(&sub).or_else(|_| fs::remove_file(&sub));
-                let from = if flips % 2 == 0 { &link } else { &real };
+                let from = if flips.is_multiple_of(2) {
+                    &link
+                } else {
+                    &real
+                };
                 let _ = std::os::unix::fs::symlink(from, &sub);
                 flips += 1;
             }

@@ -349,6 +349,8 @@ fn slash_commands_become_ops() {
         ("/sessions", Op::Report(ReportKind::Sessions)),
         ("/resume", Op::PickSession),
         ("/resume nd9u", Op::Resume("nd9u".into())),
+        ("/mcp", Op::Report(ReportKind::Mcp)),
+        ("/mcp restart docs", Op::RestartMcp("docs".into())),
     ];
     for (text, op) in cases {
         type_text(&mut app, text);

@@ -9,9 +9,9 @@ use std::time::Duration;
 use crossterm::event::KeyCode;
 use light_agent::protocol::{AgentEvent, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall};
 use light_agent::tui::{
-    App, ModelChoice, NoticeLevel, Report, RuntimeStatus, SessionHeader, SessionRow,
-    SessionsReport, SkillRow, SkillsReport, StatusReport, TokenTotals, ToolRow, TuiOptions,
-    TurnTokens, UiInput,
+    App, McpServerRow, McpServerState, ModelChoice, NoticeLevel, Report, RuntimeStatus,
+    SessionHeader, SessionRow, SessionsReport, SkillRow, SkillsReport, StatusReport, TokenTotals,
+    ToolRow, TuiOptions, TurnTokens, UiInput,
 };
 use serde_json::json;
 use tui_support::*;
@@ -497,6 +497,35 @@ fn tools_report() {
                     "recall_indexed",
                     "Return the full result of an earlier tool call.",
                 ),
+            ])),
+        );
+    });
+}
+
+#[test]
+fn mcp_report() {
+    snap("mcp_report", |app, _| {
+        let row =
+            |name: &str, state, tools, error: Option<&str>, minutes: Option<u64>| McpServerRow {
+                name: name.into(),
+                state,
+                tools,
+                error: error.map(Into::into),
+                started_at: minutes.map(|m| NOW_MS - m * 60_000),
+            };
+        input(
+            app,
+            UiInput::Report(Report::Mcp(vec![
+                row("docs", McpServerState::Ready, 12, None, Some(5)),
+                row(
+                    "github",
+                    McpServerState::Failed,
+                    0,
+                    Some("no answer within 30 s (startup_timeout_sec)"),
+                    Some(90),
+                ),
+                row("browser", McpServerState::Starting, 0, None, Some(0)),
+                row("old", McpServerState::Disabled, 0, None, None),
             ])),
         );
     });

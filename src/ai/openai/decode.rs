@@ -185,10 +185,10 @@ impl OpenAiDecoder {
         if let Some(model) = body.get("model").and_then(Value::as_str) {
             self.model = Some(model.to_owned());
         }
-        if let Some(usage) = body.get("usage") {
-            if let Ok(usage) = WireUsage::deserialize(usage) {
-                self.record_usage(&usage);
-            }
+        if let Some(usage) = body.get("usage")
+            && let Ok(usage) = WireUsage::deserialize(usage)
+        {
+            self.record_usage(&usage);
         }
         let Some(mut message) = body.pointer("/choices/0/message").cloned() else {
             return Ok(());

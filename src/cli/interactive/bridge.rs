@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::Result;
 use light_agent::agent::{Agent, AgentMessage, Notice};
 use light_agent::ai::Adaptor;
+use light_agent::mcp::{McpServers, ServerState};
 use light_agent::permission::Mode;
 use light_agent::sandbox::SandboxState;
 use light_agent::session::{AgentSession, SessionManager};
@@ -43,6 +44,8 @@ pub(super) struct RuntimeBridge {
     pub(super) shell: Option<Shell>,
     /// Asks the UI before a change is applied or a command runs.
     approver: Arc<TuiApprover>,
+    /// The MCP servers of the current agent; replaced with it.
+    pub(super) mcp: Option<McpServers>,
     /// The user's `!cmd`s run so far (for pane ids).
     pub(super) user_runs: u64,
     /// Stops the user's running commands (Esc).
@@ -75,6 +78,7 @@ impl RuntimeBridge {
             session,
             agent: None,
             agent_error: None,
+            mcp: None,
             messages: None,
             shell: None,
             user_runs: 0,
@@ -116,6 +120,11 @@ impl RuntimeBridge {
                     self.notice(NoticeLevel::Error, format!("{e:#}"));
                 }
                 self.messages = Some(agent.subscribe_all());
+                self.mcp = Some(build::mcp_servers(
+                    &agent,
+                    &self.launch.cwd,
+                    &self.launch.settings,
+                ));
                 if self.session.is_written() {
                     // Esc cancels it like any job; the next prompt then loads.
                     let _ = agent.submit_load();
@@ -210,6 +219,34 @@ impl RuntimeBridge {
         self.send(input);
     }
 
+    /// `/mcp restart NAME`: starts the server again; says so when it is up
+    /// (a failure is reported like the first one).
+    fn restart_mcp(&mut self, name: &str) {
+        let Some(mcp) = &self.mcp else {
+            self.notice(NoticeLevel::Error, self.why_no_agent());
+            return;
+        };
+        if let Err(e) = mcp.restart(name) {
+            self.notice(NoticeLevel::Warn, e.to_string());
+            return;
+        }
+        self.notice(NoticeLevel::Info, format!("restarting MCP server `{name}`"));
+        let (mcp, ui, name) = (mcp.clone(), self.ui.clone(), name.to_owned());
+        tokio::spawn(async move {
+            mcp.settled(mcp.longest_startup()).await;
+            let ready = mcp.statuses().into_iter().find_map(|s| match s.state {
+                ServerState::Ready { tools } if s.name == name => Some(tools.len()),
+                _ => None,
+            });
+            if let Some(tools) = ready {
+                let _ = ui.send(UiInput::Notice {
+                    level: NoticeLevel::Info,
+                    text: format!("MCP server `{name}` is ready ({tools} tools)"),
+                });
+            }
+        });
+    }
+
     async fn handle(&mut self, op: Op) -> Result<()> {
         match op {
             Op::Prompt(text) => {
@@ -237,6 +274,7 @@ impl RuntimeBridge {
                 }
             }
             Op::Jobs => self.jobs(),
+            Op::RestartMcp(name) => self.restart_mcp(&name),
             Op::KillJob(id) => self.kill_job(&id).await,
             Op::Interrupt => {
                 self.stop_user_commands();
@@ -303,6 +341,11 @@ impl RuntimeBridge {
                 self.manager.set_title(self.session.id(), &title).await?;
             }
         }
+        if let Some(mcp) = &self.mcp {
+            // Servers still starting get a short grace, counted from their
+            // start: a prompt typed later never waits.
+            mcp.settled_in_grace(build::MCP_GRACE).await;
+        }
         if let Err(e) = agent.submit(text.clone()) {
             self.send(UiInput::PromptRejected {
                 text,
@@ -363,6 +406,11 @@ impl RuntimeBridge {
                     self.notice(NoticeLevel::Error, format!("{e:#}"));
                 }
                 self.messages = Some(agent.subscribe_all());
+                self.mcp = Some(build::mcp_servers(
+                    &agent,
+                    &self.launch.cwd,
+                    &self.launch.settings,
+                ));
                 if self.session.is_written() {
                     let _ = agent.submit_load();
                 }
@@ -408,6 +456,7 @@ impl RuntimeBridge {
     /// Stops the current agent, waits for its interrupted turn to end and
     /// marks the session idle.
     async fn detach(&mut self) {
+        self.mcp = None;
         if let Some(agent) = self.agent.take() {
             agent.interrupt("session closed");
             let _ = agent.take_queued();

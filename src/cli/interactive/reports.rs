@@ -1,4 +1,4 @@
-//! The typed answers to `/status`, `/tools`, `/skills` and `/sessions`, and
+//! The typed answers to `/status`, `/tools`, `/skills`, `/sessions` and `/mcp`, and
 //! the models `/model` offers. Filled in here, rendered by the TUI's views.
 
 use std::time::Duration;
@@ -21,6 +21,13 @@ pub(super) async fn build(bridge: &RuntimeBridge, kind: ReportKind) -> Result<Re
         ReportKind::Status => Report::Status(status(bridge).await?),
         ReportKind::Tools => Report::Tools(tools(bridge)),
         ReportKind::Skills => Report::Skills(skills_report(bridge)),
+        ReportKind::Mcp => Report::Mcp(
+            bridge
+                .mcp
+                .as_ref()
+                .map(crate::cli::mcp_cmd::rows)
+                .unwrap_or_default(),
+        ),
         ReportKind::Sessions => Report::Sessions(SessionsReport {
             cwd: bridge.launch.cwd.display().to_string(),
             current_id: bridge.session.id().to_string(),

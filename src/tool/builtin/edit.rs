@@ -63,10 +63,10 @@ impl Tool for EditTool {
     /// string, and a single edit given at the top level.
     fn normalize_args(&self, args: &mut Map<String, Value>) {
         rename(args, "path", &["file_path", "filePath", "file"]);
-        if let Some(Value::String(raw)) = args.get("edits") {
-            if let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(raw) {
-                args.insert("edits".into(), parsed);
-            }
+        if let Some(Value::String(raw)) = args.get("edits")
+            && let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(raw)
+        {
+            args.insert("edits".into(), parsed);
         }
         if !args.contains_key("edits") {
             let mut single = Map::new();

@@ -185,17 +185,12 @@ impl Root {
 
     /// `ENOTDIR` on a folder on the way is "not a directory", not "absent".
     fn not_a_dir(&self, error: Errno, rel: &RelPath) -> FsRefusal {
-        if error == Errno::NOTDIR {
-            if let Ok(Some(identity)) = self.stat(rel) {
-                if identity.kind() != FileKind::Directory {
-                    let reason = format!("{rel} is {}", identity.kind().describe());
-                    return self.refusal(
-                        FsRefusalKind::NotDirectory,
-                        &rel.to_string(),
-                        Some(&reason),
-                    );
-                }
-            }
+        if error == Errno::NOTDIR
+            && let Ok(Some(identity)) = self.stat(rel)
+            && identity.kind() != FileKind::Directory
+        {
+            let reason = format!("{rel} is {}", identity.kind().describe());
+            return self.refusal(FsRefusalKind::NotDirectory, &rel.to_string(), Some(&reason));
         }
         self.io_refusal(error, rel)
     }

@@ -26,6 +26,9 @@ use crate::tui::wrap::display_width;
 const MAX_HISTORY: usize = 1000;
 const MAX_HEIGHT: u16 = 8;
 const PROMPT: &str = "› ";
+/// The empty composer's hint, in parts: as many whole parts as fit are
+/// shown, never a part cut in the middle.
+const PLACEHOLDER_PARTS: [&str; 3] = ["Ask anything", " · / for commands", " · Ctrl+T transcript"];
 /// A paste with more lines than this becomes a chip.
 pub const CHIP_LINES: usize = 10;
 /// A paste with more characters than this becomes a chip.
@@ -322,7 +325,7 @@ fn fresh_area() -> TextArea<'static> {
     let mut area = TextArea::default();
     area.set_wrap_mode(WrapMode::WordOrGlyph);
     area.set_cursor_line_style(Style::new());
-    area.set_placeholder_text("Ask anything · / for commands · Ctrl+T transcript");
+    area.set_placeholder_text(PLACEHOLDER_PARTS.concat());
     area.set_placeholder_style(Style::new().fg(Color::DarkGray));
     area.set_cursor_style(Style::new().add_modifier(Modifier::REVERSED));
     area
@@ -341,7 +344,31 @@ impl Widget for &Composer {
             ..area
         };
         (&self.area).render(text_area, buf);
+        if self.is_empty() {
+            // Blank what is past the last whole part of the hint (which
+            // starts after the cursor's cell).
+            let fits = placeholder_width(text_area.width.saturating_sub(1)) + 1;
+            for x in text_area.x + fits..text_area.right() {
+                if let Some(cell) = buf.cell_mut((x, text_area.y)) {
+                    cell.reset();
+                }
+            }
+        }
     }
+}
+
+/// The width of the hint's whole parts that fit in `width` columns (the
+/// first part, cut, when not even it fits).
+fn placeholder_width(width: u16) -> u16 {
+    let mut shown = 0;
+    for part in PLACEHOLDER_PARTS {
+        let next = shown + display_width(part);
+        if next > usize::from(width) {
+            break;
+        }
+        shown = next;
+    }
+    if shown == 0 { width } else { shown as u16 }
 }
 
 #[cfg(test)]

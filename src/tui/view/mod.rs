@@ -7,12 +7,13 @@
 //! `model_picker`) are drawn each frame by [`live::render`], which gives the
 //! whole live area to the approval overlay (`approval`) while a change or a
 //! command waits for the user. Typed reports (`status_report`,
-//! `tools_report`, `skills_report`, `sessions_report`, built from
+//! `tools_report`, `skills_report`, `sessions_report`, `mcp_report`, built from
 //! `report`'s pieces) are committed like history cells.
 
 pub mod approval;
 pub mod composer;
 pub mod live;
+pub mod mcp_report;
 pub mod model_picker;
 pub mod notice;
 pub mod output_cell;

@@ -83,13 +83,15 @@ impl ToolPane {
             _ => None,
         };
         if let Some(t) = time {
+            // No-break spaces while wrapping: the time stays on the row of
+            // the last word before it instead of standing alone on a row.
             head.push(Span::styled(
-                format!(" · {t}"),
+                format!("\u{a0}·\u{a0}{t}"),
                 Style::new().fg(Color::DarkGray),
             ));
         }
         let w = width as usize;
-        let mut out = wrap_line(&Line::from(head), w, &[Span::raw("  ")]);
+        let mut out = plain_spaces(wrap_line(&Line::from(head), w, &[Span::raw("  ")]));
         let gutter = Style::new().fg(Color::DarkGray);
         if let Some(intent) = self.call.intent() {
             let line = Line::from(vec![
@@ -138,6 +140,17 @@ impl ToolPane {
         }
         out
     }
+}
+
+/// `rows` with the no-break spaces that held words together while wrapping
+/// turned back into plain spaces (terminals and copy-paste expect those).
+fn plain_spaces(mut rows: Vec<Line<'static>>) -> Vec<Line<'static>> {
+    for span in rows.iter_mut().flat_map(|row| row.spans.iter_mut()) {
+        if span.content.contains('\u{a0}') {
+            span.content = span.content.replace('\u{a0}', " ").into();
+        }
+    }
+    rows
 }
 
 fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {

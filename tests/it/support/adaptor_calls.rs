@@ -1,10 +1,11 @@
-//! One model call through an [`Adaptor`], collected to its end, and the
-//! agent loop's retry rule around it.
+//! One model call through an [`Adaptor`], collected to its end, or
+//! cancelled while the server hangs. (Retries are the agent loop's; tests
+//! of them run an `Agent`, as `agent_retries.rs` does.)
 
 use std::time::Duration;
 
 use futures::StreamExt;
-use light_agent::ai::{Adaptor, AiError, RetryPolicy, StreamRequest, sleep_or_cancel};
+use light_agent::ai::{Adaptor, AiError, StreamRequest};
 use light_agent::protocol::{AgentEvent, InputSource, Meta, ToolSpec};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -53,39 +54,6 @@ pub async fn collect_request(
         }
     }
     (events, None)
-}
-
-/// The loop's retry rule, as the agent runs it: `req` is sent again while
-/// `policy` allows (a partial answer is dropped). Returns the outcome and
-/// the number of retries.
-pub async fn call_with_retries(
-    adaptor: &dyn Adaptor,
-    req: &StreamRequest,
-    policy: RetryPolicy,
-) -> (Result<Vec<AgentEvent>, AiError>, u32) {
-    let cancel = CancellationToken::new();
-    let mut attempt = 0;
-    loop {
-        let (events, error) = collect_request(adaptor, req.clone(), cancel.clone()).await;
-        let Some(err) = error else {
-            return (Ok(events), attempt);
-        };
-        match policy.delay_for(attempt, &err) {
-            Some(delay) => {
-                sleep_or_cancel(delay, &cancel).await.unwrap();
-                attempt += 1;
-            }
-            _ => return (Err(err), attempt),
-        }
-    }
-}
-
-/// The default policy with a 10 ms base delay.
-pub fn quick_retries() -> RetryPolicy {
-    RetryPolicy {
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    }
 }
 
 /// Starts `req` on `adaptor`, whose `mock` hangs after the first delta,

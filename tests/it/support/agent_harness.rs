@@ -37,6 +37,19 @@ impl Harness {
         replies: Vec<Reply>,
         adaptor: impl FnOnce(&MockModel) -> Arc<dyn Adaptor>,
     ) -> Harness {
+        let retry = RetryPolicy {
+            base_delay: Duration::from_millis(20),
+            ..RetryPolicy::default()
+        };
+        Self::start_with_retry(replies, adaptor, retry).await
+    }
+
+    /// [`Harness::start`] with the agent retrying failed model calls by `retry`.
+    pub async fn start_with_retry(
+        replies: Vec<Reply>,
+        adaptor: impl FnOnce(&MockModel) -> Arc<dyn Adaptor>,
+        retry: RetryPolicy,
+    ) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let repo = write_demo_repo(dir.path());
         let manager = SessionManager::open(&dir.path().join("sessions.sqlite3")).unwrap();
@@ -55,10 +68,7 @@ impl Harness {
             },
             loop_config: LoopConfig {
                 max_steps: 10,
-                retry: RetryPolicy {
-                    base_delay: Duration::from_millis(20),
-                    ..RetryPolicy::default()
-                },
+                retry,
             },
         });
         builtin::register_all(agent.tool()).unwrap();

@@ -4,13 +4,15 @@
 //!   format, recording every request.
 //! - [`streams`]: builders for its OpenAI and Anthropic SSE replies.
 //! - [`vendor_streams`]: builders for its Gemini and OpenAI Responses SSE replies.
-//! - [`adaptor_calls`]: one call through an adaptor, collected, and the
-//!   loop's retry rule around it.
+//! - [`adaptor_calls`]: one call through an adaptor, collected or cancelled.
+//! - [`vendors`]: the vendor table the conformance and retry suites run
+//!   every wire format from, and [`vendors::for_vendors!`].
 //! - [`decoding`]: SSE fixtures through a decoder, whole or cut.
 //! - [`history`]: typical histories built event by event.
 //! - [`agent_harness`]: an agent over the mock in a small demo repo.
 //! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
+//! - [`mcp_server`]: the in-repo MCP test server (rmcp server side).
 #![allow(dead_code, unused_imports)]
 
 pub mod adaptor_calls;
@@ -19,10 +21,12 @@ pub mod bounded;
 pub mod child_env;
 pub mod decoding;
 pub mod history;
+pub mod mcp_server;
 pub mod mock_model;
 pub mod shell_harness;
 pub mod streams;
 pub mod vendor_streams;
+pub mod vendors;
 
 pub use mock_model::{MockModel, RecordedRequest, Reply};
 pub use streams::{AnthropicStream, OpenAiStream};

@@ -55,7 +55,7 @@ impl ShellHarness {
         env.extend(extra);
         let helper = policy
             .is_some()
-            .then(|| PathBuf::from(env!("CARGO_BIN_EXE_light-agent")));
+            .then(|| PathBuf::from(env!("CARGO_BIN_EXE_light-agent-sandbox")));
         let shell = Shell::new(ShellConfig {
             sandbox: policy.unwrap_or_default(),
             helper,

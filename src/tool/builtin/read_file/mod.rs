@@ -169,16 +169,16 @@ fn refused_open(root: &Root, rel: &RelPath, request: &Request, refusal: FsRefusa
 /// The checks of the arguments alone, in the seed's order.
 fn check_request(relative: &str, args: &ReadFileArgs) -> Option<ToolOutput> {
     let refuse = |text: Labelled| Some(ToolOutput::error(text.finish()));
-    if let (Some(start), Some(end)) = (args.start_line, args.end_line) {
-        if start > end {
-            return refuse(
-                Labelled::what("invalid line range")
-                    .line("path", relative)
-                    .line("start_line", start)
-                    .line("end_line", end)
-                    .line("how", "start_line must be <= end_line"),
-            );
-        }
+    if let (Some(start), Some(end)) = (args.start_line, args.end_line)
+        && start > end
+    {
+        return refuse(
+            Labelled::what("invalid line range")
+                .line("path", relative)
+                .line("start_line", start)
+                .line("end_line", end)
+                .line("how", "start_line must be <= end_line"),
+        );
     }
     if let Some(offset) = args.byte_offset {
         let (Some(start), Some(end)) = (args.start_line, args.end_line) else {
@@ -508,12 +508,10 @@ fn read_line_part(
     let got = index::read_full_at(file, &mut bytes, line_start + byte_offset)?;
     bytes.truncate(got);
     let reached_line_end = byte_offset + bytes.len() as u64 >= line_bytes;
-    if !reached_line_end {
-        if let Err(e) = std::str::from_utf8(&bytes) {
-            // Only a character cut at the window's end; never return nothing.
-            if e.error_len().is_none() && e.valid_up_to() > 0 {
-                bytes.truncate(e.valid_up_to());
-            }
+    if !reached_line_end && let Err(e) = std::str::from_utf8(&bytes) {
+        // Only a character cut at the window's end; never return nothing.
+        if e.error_len().is_none() && e.valid_up_to() > 0 {
+            bytes.truncate(e.valid_up_to());
         }
     }
     Ok(Some(LinePart {

@@ -1,0 +1,309 @@
+//! All configured servers, started in parallel in the background.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::service::{Peer, RunningService};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::watch;
+
+use super::config::McpServerConfig;
+use super::server;
+use crate::protocol::now_millis;
+use crate::tool::ToolRegistry;
+
+/// Where one server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerState {
+    /// Still being started.
+    Starting,
+    /// Running; its tools are registered under these names.
+    Ready {
+        /// Registry names of the offered tools.
+        tools: Vec<String>,
+    },
+    /// Could not be started (or timed out); reported once.
+    Failed {
+        /// Why, in one line.
+        error: String,
+    },
+    /// `enabled = false` in the config.
+    Disabled,
+}
+
+/// One server's name and state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerStatus {
+    /// The `[mcp_servers.NAME]` name.
+    pub name: String,
+    /// Where it is.
+    pub state: ServerState,
+    /// When it was last started (milliseconds since the Unix epoch); `None`
+    /// for a disabled server.
+    pub started_at: Option<u64>,
+}
+
+/// Why [`McpServers::restart`] did not restart a server.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RestartError {
+    /// No `[mcp_servers.NAME]` of that name.
+    #[error("no MCP server named `{0}`")]
+    Unknown(String),
+    /// `enabled = false` in the config.
+    #[error("MCP server `{0}` is disabled in the config")]
+    Disabled(String),
+    /// A start is under way already.
+    #[error("MCP server `{0}` is still starting")]
+    Starting(String),
+}
+
+/// Called once per failed start with a line for the user.
+type OnFailure = dyn Fn(String) + Send + Sync;
+
+/// The configured servers: a cheap-clone handle. Dropping the last handle
+/// closes every connection, which ends the children.
+#[derive(Clone)]
+pub struct McpServers {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    configs: BTreeMap<String, McpServerConfig>,
+    cwd: PathBuf,
+    registry: ToolRegistry,
+    read_only_only: bool,
+    on_failure: Arc<OnFailure>,
+    statuses: Mutex<Vec<ServerStatus>>,
+    /// The connection of each running server, by name.
+    services: Mutex<BTreeMap<String, RunningService<RoleClient, server::Handler>>>,
+    starting: watch::Sender<usize>,
+    /// When [`McpServers::start`] was called.
+    started: tokio::time::Instant,
+}
+
+impl McpServers {
+    /// Starts every enabled server of `servers` in the background (children
+    /// run in `cwd` unless their config says otherwise) and returns at once.
+    /// A server's tools join `registry` as soon as it is up, so they reach
+    /// the next model request. Each failure is passed once to `on_failure`
+    /// as a line for the user. With `read_only_only` (the read-only
+    /// permission mode) only tools a server marks read-only are offered.
+    /// Must be called inside a tokio runtime.
+    pub fn start(
+        servers: &BTreeMap<String, McpServerConfig>,
+        cwd: &Path,
+        registry: &ToolRegistry,
+        read_only_only: bool,
+        on_failure: impl Fn(String) + Send + Sync + 'static,
+    ) -> Self {
+        let now = now_millis();
+        let statuses = servers
+            .iter()
+            .map(|(name, config)| ServerStatus {
+                name: name.clone(),
+                state: if config.enabled {
+                    ServerState::Starting
+                } else {
+                    ServerState::Disabled
+                },
+                started_at: config.enabled.then_some(now),
+            })
+            .collect::<Vec<_>>();
+        let starting = statuses
+            .iter()
+            .filter(|s| s.state == ServerState::Starting)
+            .count();
+        let this = Self {
+            inner: Arc::new(Inner {
+                configs: servers.clone(),
+                cwd: cwd.to_path_buf(),
+                registry: registry.clone(),
+                read_only_only,
+                on_failure: Arc::new(on_failure),
+                statuses: Mutex::new(statuses),
+                services: Mutex::new(BTreeMap::new()),
+                starting: watch::Sender::new(starting),
+                started: tokio::time::Instant::now(),
+            }),
+        };
+        for (name, config) in servers.iter().filter(|(_, c)| c.enabled) {
+            spawn_start(&this.inner, name, config);
+        }
+        this
+    }
+
+    /// Each configured server with its state, in name order.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        lock(&self.inner.statuses).clone()
+    }
+
+    /// Starts the server `name` again in the background: a failed one is
+    /// retried, a running one is closed first (its tools leave the registry
+    /// until it is back). The outcome shows in [`statuses`](Self::statuses);
+    /// a new failure is reported once like the first.
+    pub fn restart(&self, name: &str) -> Result<(), RestartError> {
+        let inner = &self.inner;
+        let Some(config) = inner.configs.get(name) else {
+            return Err(RestartError::Unknown(name.to_owned()));
+        };
+        {
+            let mut statuses = lock(&inner.statuses);
+            let Some(status) = statuses.iter_mut().find(|s| s.name == name) else {
+                return Err(RestartError::Unknown(name.to_owned()));
+            };
+            match &status.state {
+                ServerState::Disabled => return Err(RestartError::Disabled(name.to_owned())),
+                ServerState::Starting => return Err(RestartError::Starting(name.to_owned())),
+                ServerState::Ready { tools } => {
+                    for tool in tools {
+                        inner.registry.remove(tool);
+                    }
+                }
+                ServerState::Failed { .. } => {}
+            }
+            status.state = ServerState::Starting;
+            status.started_at = Some(now_millis());
+            inner.starting.send_modify(|n| *n += 1);
+        }
+        // Dropping the old connection ends its child.
+        drop(lock(&inner.services).remove(name));
+        spawn_start(inner, name, config);
+        Ok(())
+    }
+
+    /// Waits until no server is starting any more, or `grace` has passed;
+    /// says whether all settled.
+    pub async fn settled(&self, grace: Duration) -> bool {
+        let mut rx = self.inner.starting.subscribe();
+        tokio::time::timeout(grace, rx.wait_for(|n| *n == 0))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    /// Waits until no server is starting any more, or until `grace` after
+    /// [`start`](Self::start): a prompt sent once the grace is over never
+    /// waits, however slow a server is.
+    pub async fn settled_in_grace(&self, grace: Duration) {
+        let mut rx = self.inner.starting.subscribe();
+        let deadline = self.inner.started + grace;
+        let _ = tokio::time::timeout_at(deadline, rx.wait_for(|n| *n == 0)).await;
+    }
+
+    /// The longest start-up time any enabled server is allowed: after it,
+    /// every start has settled.
+    pub fn longest_startup(&self) -> Duration {
+        self.inner
+            .configs
+            .values()
+            .filter(|c| c.enabled)
+            .map(McpServerConfig::startup_timeout)
+            .max()
+            .unwrap_or(Duration::ZERO)
+    }
+}
+
+/// Starts `name` in the background; its outcome lands in `inner`'s status
+/// list unless every handle has been dropped by then.
+fn spawn_start(inner: &Arc<Inner>, name: &str, config: &McpServerConfig) {
+    let (name, config) = (name.to_owned(), config.clone());
+    let (cwd, registry, read_only_only) = (
+        inner.cwd.clone(),
+        inner.registry.clone(),
+        inner.read_only_only,
+    );
+    let weak = Arc::downgrade(inner);
+    tokio::spawn(async move {
+        let outcome = server::start(&name, &config, &cwd, &registry, read_only_only).await;
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        let state = match outcome {
+            Ok(started) => {
+                let peer = started.service.peer().clone();
+                lock(&inner.services).insert(name.clone(), started.service);
+                tokio::spawn(follow_tool_list(
+                    Arc::downgrade(&inner),
+                    name.clone(),
+                    config.clone(),
+                    peer,
+                    started.list_changed,
+                ));
+                ServerState::Ready {
+                    tools: started.tools,
+                }
+            }
+            Err(error) => {
+                tracing::warn!(target: "mcp", server = %name, "{error}");
+                (inner.on_failure)(format!("MCP server `{name}` is not available: {error}"));
+                ServerState::Failed { error }
+            }
+        };
+        if let Some(status) = lock(&inner.statuses).iter_mut().find(|s| s.name == name) {
+            status.state = state;
+        }
+        inner.starting.send_modify(|n| *n = n.saturating_sub(1));
+    });
+}
+
+impl std::fmt::Debug for McpServers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServers")
+            .field("servers", &self.statuses())
+            .finish()
+    }
+}
+
+/// Lists a running server's tools again each time it says they changed, so
+/// the next model request offers the new list. Ends with the connection
+/// (the sender lives in its handler) or when every handle is gone.
+async fn follow_tool_list(
+    weak: Weak<Inner>,
+    name: String,
+    config: McpServerConfig,
+    peer: Peer<RoleClient>,
+    mut list_changed: UnboundedReceiver<()>,
+) {
+    while list_changed.recv().await.is_some() {
+        // Several notices in a row need one new list.
+        while list_changed.try_recv().is_ok() {}
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        let old = match lock(&inner.statuses).iter().find(|s| s.name == name) {
+            Some(ServerStatus {
+                state: ServerState::Ready { tools },
+                ..
+            }) => tools.clone(),
+            // Restarting or failed: the new start lists the tools itself.
+            _ => return,
+        };
+        let outcome = server::refresh(
+            &name,
+            &config,
+            &peer,
+            &inner.registry,
+            inner.read_only_only,
+            &old,
+        )
+        .await;
+        match outcome {
+            Ok(tools) => {
+                tracing::info!(target: "mcp", server = %name, "tool list changed: {} tools", tools.len());
+                if let Some(status) = lock(&inner.statuses).iter_mut().find(|s| s.name == name)
+                    && matches!(status.state, ServerState::Ready { .. })
+                {
+                    status.state = ServerState::Ready { tools };
+                }
+            }
+            Err(e) => tracing::warn!(target: "mcp", server = %name, "tool list not refreshed: {e}"),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // No update panics halfway, so a poisoned list is still whole.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
