@@ -11,7 +11,8 @@ Prints the figures that docs/PERFORMANCE.md records:
   - 100 MB of command output (`!cmd` in the TUI): keystroke echo while it
     streams, and the agent's RSS growth (`--shell-only` runs just this)
   - TUI: answers of 10 000, 20 000 and 100 000 one-line deltas fully shown
-  - keystroke echo while a 100 000-delta answer streams (median and max)
+  - keystroke echo while a 100 000-delta answer streams (median and max;
+    `--only-echo --runs N` runs just this, over N answers)
   - TUI memory over a long session: `--turns N` runs N prompts (a markdown
     answer with a code block and a table each) in one TUI and prints VmRSS
     along the way and VmHWM at the end
@@ -151,6 +152,7 @@ def main():
     parser.add_argument("--deltas", type=int, default=20000)
     parser.add_argument("--shell-only", action="store_true")
     parser.add_argument("--only-long", action="store_true", help="only the long-answer and echo cases")
+    parser.add_argument("--only-echo", action="store_true", help="only the echo case, --runs answers")
     parser.add_argument("--turns", type=int, default=0, help="only the long-session memory case, with this many turns")
     parser.add_argument("--mcp-slow", action="store_true", help="only the slow MCP server case")
     opts = parser.parse_args()
@@ -173,6 +175,12 @@ def main():
         f.write("fn main() {}\n")
     subprocess.run(["git", "init", "-q", repo], check=True)
 
+    if opts.only_echo:
+        try:
+            stream_echo(repo, opts.runs)
+        finally:
+            shutil.rmtree(repo, ignore_errors=True)
+        return
     if opts.only_long:
         try:
             long_answers(repo, opts)
@@ -360,11 +368,17 @@ def long_answers(repo, opts):
         finally:
             model.send_signal(signal.SIGTERM)
 
+    stream_echo(repo, max(1, opts.runs // 3))
+
+
+def stream_echo(repo, runs):
+    """Keystroke echo while a 100 000-delta answer streams: `Q` after `Q`,
+    each timed from the write to the pty until the composer shows it."""
     model = fake_model(8773, "--deltas", "100000")
     try:
         args = [BINARY, "--new", "--base-url", "http://127.0.0.1:8773/v1", "--model", "fake"]
         echoes = []
-        for _ in range(max(1, opts.runs // 3)):
+        for _ in range(runs):
             home = tempfile.mkdtemp()
             pty = Pty(args, repo, env_for(home))
             pty.wait_for(b"Ask anything")
@@ -383,6 +397,8 @@ def long_answers(repo, opts):
             pty.close()
             shutil.rmtree(home, ignore_errors=True)
         row(f"keystroke echo, 100000-delta stream ({len(echoes)})", echoes, "ms")
+        print(f"{'':40s} p90 {sorted(echoes)[int(len(echoes) * 0.9)]:8.1f} ms   keys over 100 ms: "
+              f"{sum(e > 100 for e in echoes)}")
     finally:
         model.send_signal(signal.SIGTERM)
 

@@ -94,6 +94,8 @@ pub async fn run(
     let result = runner::run_loop(
         &mut screen,
         &mut app,
+        // Built with crossterm's `use-dev-tty` reader: the default one loses
+        // a key that arrives in the same wake-up as a resize.
         EventStream::new(),
         &ops,
         &mut inputs,
