@@ -2,7 +2,8 @@
 //! MCP in the real binary, in a pty against the mock model: `/mcp` lists
 //! each server's state and tools, `/mcp restart NAME` brings a failed one
 //! up; an MCP call in `ask` mode waits in the approval overlay with server,
-//! tool and arguments, and `y` runs it.
+//! tool and arguments, and `y` runs it; a project's `.mcp.json` is offered
+//! once and its servers start after `/mcp accept`, remembered.
 
 use crate::support;
 use crate::tui_e2e::pty;
@@ -154,6 +155,38 @@ async fn an_mcp_call_waits_in_the_approval_overlay_and_y_runs_it() {
     let sent = mock.requests()[1].body["messages"].to_string();
     assert!(sent.contains("echo: from the overlay"), "{sent}");
 
+    pty.press(Key::CtrlD);
+    assert_eq!(pty.wait_exit(WAIT), 0, "{}", pty.all_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_projects_mcp_json_is_offered_once_and_starts_after_accept() {
+    let f = Workspace::new("fn main() {}\n");
+    std::fs::create_dir_all(&f.home).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let file = json!({"mcpServers": {"proj": {
+        "command": exe.display().to_string(),
+        "args": ["mcp::server_role", "--exact", "--ignored"],
+        "env": {MODE_ENV: "normal"},
+    }}});
+    std::fs::write(f.repo.join(".mcp.json"), file.to_string()).unwrap();
+    let mock = MockModel::start(Vec::<Reply>::new()).await;
+
+    let mut pty = Pty::spawn(command(&f, &mock.openai_base_url()));
+    pty.wait_for_anywhere("defines MCP servers, not started", WAIT);
+    submit(&pty, "/mcp accept");
+    pty.wait_for_anywhere("accepted for this directory; starting: proj", WAIT);
+    let report = mcp_until_ready(&pty, "proj");
+    assert!(report.contains("proj"), "{report}");
+    pty.press(Key::CtrlD);
+    assert_eq!(pty.wait_exit(WAIT), 0, "{}", pty.all_text());
+
+    // Remembered: the next start uses it without asking again.
+    let mut pty = Pty::spawn(command(&f, &mock.openai_base_url()));
+    pty.wait_for_text("mock-model", WAIT);
+    mcp_until_ready(&pty, "proj");
+    let text = pty.all_text();
+    assert!(!text.contains("not started"), "{text}");
     pty.press(Key::CtrlD);
     assert_eq!(pty.wait_exit(WAIT), 0, "{}", pty.all_text());
 }
