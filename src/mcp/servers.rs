@@ -60,6 +60,21 @@ pub enum RestartError {
     Starting(String),
 }
 
+impl ServerStatus {
+    /// A server about to start at `now` (or disabled).
+    fn at_start(name: &str, config: &McpServerConfig, now: u64) -> Self {
+        ServerStatus {
+            name: name.to_owned(),
+            state: if config.enabled {
+                ServerState::Starting
+            } else {
+                ServerState::Disabled
+            },
+            started_at: config.enabled.then_some(now),
+        }
+    }
+}
+
 /// Called once per failed start with a line for the user.
 type OnFailure = dyn Fn(String) + Send + Sync;
 
@@ -102,15 +117,7 @@ impl McpServers {
         let now = now_millis();
         let statuses = servers
             .iter()
-            .map(|(name, config)| ServerStatus {
-                name: name.clone(),
-                state: if config.enabled {
-                    ServerState::Starting
-                } else {
-                    ServerState::Disabled
-                },
-                started_at: config.enabled.then_some(now),
-            })
+            .map(|(name, config)| ServerStatus::at_start(name, config, now))
             .collect::<Vec<_>>();
         let starting = statuses
             .iter()
@@ -191,15 +198,7 @@ impl McpServers {
             }
             {
                 let mut statuses = lock(&inner.statuses);
-                statuses.push(ServerStatus {
-                    name: name.clone(),
-                    state: if config.enabled {
-                        ServerState::Starting
-                    } else {
-                        ServerState::Disabled
-                    },
-                    started_at: config.enabled.then_some(now),
-                });
+                statuses.push(ServerStatus::at_start(name, config, now));
                 statuses.sort_by(|a, b| a.name.cmp(&b.name));
             }
             if config.enabled {

@@ -43,16 +43,8 @@ async fn exec_calls_a_server_tool_and_keeps_its_stderr_off_the_screen() {
         Reply::openai_text("done"),
     ])
     .await;
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
-    cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
-    scrub(&mut cmd);
-    cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
-    let url = mock.openai_base_url();
-    cmd.args(["exec", "--base-url", &url, "--model", "mock-model", "go"]);
-    cmd.stdin(Stdio::null());
-    let out = run(cmd).await;
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let (code, stdout, stderr) = exec_in(&f, &mock).await;
+    assert_eq!(code, 0, "{stderr}");
     assert!(
         !stdout.contains("noise") && !stderr.contains("noise"),
         "{stderr}"
