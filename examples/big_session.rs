@@ -49,6 +49,7 @@ async fn main() -> anyhow::Result<()> {
                     name: "grep".into(),
                     result: "src/main.rs:1\n  fn main() {}".into(),
                     is_error: false,
+                    display: None,
                 },
                 meta: m,
             },

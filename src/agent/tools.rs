@@ -62,6 +62,7 @@ impl Worker {
                         name: call.name,
                         result: output.content,
                         is_error: output.is_error,
+                        display: output.display,
                     }
                 }
             })
@@ -85,6 +86,7 @@ impl Worker {
                 name: call.name.clone(),
                 result: INTERRUPTED.into(),
                 is_error: true,
+                display: None,
             };
             self.commit(AgentEvent::ToolResult { outcome, meta })
                 .await?;
@@ -106,6 +108,7 @@ impl Worker {
                 name: call.name.clone(),
                 result: format!("[what]: {} cannot run\n[reason]: {why}", call.name),
                 is_error: true,
+                display: None,
             };
             self.commit(AgentEvent::ToolResult { outcome, meta })
                 .await?;

@@ -201,6 +201,7 @@ mod tests {
                 name: "grep".into(),
                 result: text.into(),
                 is_error: false,
+                display: None,
             },
             meta: Meta::new(1, 1),
         }

@@ -167,6 +167,7 @@ mod tests {
                     name: "read_file".into(),
                     result: result.into(),
                     is_error: false,
+                    display: None,
                 },
                 meta,
             },

@@ -227,6 +227,7 @@ mod tests {
                     name: "read_file".into(),
                     result: "r".repeat(chars),
                     is_error: false,
+                    display: None,
                 },
                 meta,
             },

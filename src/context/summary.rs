@@ -308,6 +308,7 @@ mod tests {
                     name: "grep".into(),
                     result: "r".repeat(300),
                     is_error: false,
+                    display: None,
                 },
                 meta: m1,
             },

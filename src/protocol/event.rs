@@ -285,6 +285,7 @@ mod tests {
                     name: "grep".into(),
                     result: "src/main.rs:1".into(),
                     is_error: false,
+                    display: None,
                 },
                 meta: m,
             },
@@ -359,6 +360,7 @@ mod tests {
                 name: "tree".into(),
                 result: "r".into(),
                 is_error: true,
+                display: None,
             },
             meta: Meta::new(1, 1),
         };

@@ -44,6 +44,10 @@ pub struct ToolOutcome {
     pub result: String,
     /// Whether the call failed; the model is told so.
     pub is_error: bool,
+    /// What a UI shows besides `result` (an applied change's unified diff);
+    /// never sent to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
 }
 
 /// A tool as a model sees it: name, description and a JSON Schema object for

@@ -44,6 +44,9 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// Text given back to the model.
     pub content: String,
+    /// What a UI shows besides `content` (an applied change's unified
+    /// diff); never sent to the model.
+    pub display: Option<String>,
 }
 
 impl ToolOutput {
@@ -52,6 +55,7 @@ impl ToolOutput {
         Self {
             is_error: false,
             content: content.into(),
+            display: None,
         }
     }
 
@@ -60,6 +64,15 @@ impl ToolOutput {
         Self {
             is_error: true,
             content: content.into(),
+            display: None,
+        }
+    }
+
+    /// This result with `display` shown to the user beside it.
+    pub fn with_display(self, display: String) -> Self {
+        Self {
+            display: Some(display),
+            ..self
         }
     }
 }

@@ -552,6 +552,7 @@ impl App {
                     name: tool.pane.call.name.clone(),
                     result: "cancelled".to_string(),
                     is_error: true,
+                    display: None,
                 });
             }
         }

@@ -71,6 +71,7 @@ impl App {
                         name: "!".into(),
                         result,
                         is_error,
+                        display: None,
                     });
                 }
                 self.commit_finished_tools();

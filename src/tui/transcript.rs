@@ -62,6 +62,10 @@ enum Kind {
     Tool,
     ToolError,
     Notice,
+    /// A `+` line of an applied change's diff.
+    Added,
+    /// A `-` line of an applied change's diff.
+    Removed,
 }
 
 fn style(kind: Kind) -> Style {
@@ -75,6 +79,8 @@ fn style(kind: Kind) -> Style {
         Kind::Tool => Style::new().fg(Color::Gray),
         Kind::ToolError => Style::new().fg(Color::Red),
         Kind::Notice => Style::new().fg(Color::Yellow),
+        Kind::Added => Style::new().fg(Color::Green),
+        Kind::Removed => Style::new().fg(Color::Red),
     }
 }
 
@@ -205,6 +211,16 @@ fn flatten(item: &TranscriptItem, lines: &mut Vec<(Kind, String)>) {
                     ),
                 );
                 push(kind, &outcome.result);
+                if let Some(display) = &outcome.display {
+                    for line in display.lines() {
+                        let kind = match line.as_bytes().first() {
+                            Some(b'+') if !line.starts_with("+++") => Kind::Added,
+                            Some(b'-') if !line.starts_with("---") => Kind::Removed,
+                            _ => Kind::Tool,
+                        };
+                        push(kind, line);
+                    }
+                }
             }
             AgentEvent::AgentStop { cause, message, .. } => {
                 push(Kind::Notice, &format!("■ stop: {cause:?} {message}"));
@@ -475,6 +491,29 @@ mod tests {
         items.push(output("more"));
         view.follow(&items, None);
         assert_eq!(row_text(&draw(&view, 30, 4), 0), "one");
+    }
+
+    #[test]
+    fn an_applied_change_shows_its_diff_coloured_after_the_result() {
+        let outcome = crate::protocol::ToolOutcome {
+            id: "c1".into(),
+            name: "edit".into(),
+            result: "Edited a.rs (+1 −1)".into(),
+            is_error: false,
+            display: Some("--- a/a.rs\n+++ b/a.rs\n@@ -2 +2 @@\n-old line\n+new line\n".into()),
+        };
+        let items = vec![TranscriptItem::Event(AgentEvent::ToolResult {
+            outcome,
+            meta: Meta::new(1, 1),
+        })];
+        let view = TranscriptView::open(&items, 10);
+        let buf = draw(&view, 40, 10);
+        let rows: Vec<String> = (0..10).map(|y| row_text(&buf, y)).collect();
+        let at = |text: &str| rows.iter().position(|r| r == text).unwrap();
+        assert!(at("Edited a.rs (+1 −1)") < at("-old line"), "{rows:?}");
+        assert_eq!(buf[(0, at("-old line") as u16)].fg, Color::Red);
+        assert_eq!(buf[(0, at("+new line") as u16)].fg, Color::Green);
+        assert_eq!(buf[(0, at("+++ b/a.rs") as u16)].fg, Color::Gray);
     }
 
     #[test]

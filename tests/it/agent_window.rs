@@ -414,6 +414,7 @@ async fn resuming_a_long_log_loads_its_tail_and_the_first_request_fits() {
                     name: "grep".into(),
                     result: "src/main.rs:1\n".repeat(20),
                     is_error: false,
+                    display: None,
                 },
                 meta: m,
             },

@@ -275,6 +275,7 @@ fn follow_up(history: &[AgentEvent], step: u32, produced: &[AgentEvent]) -> Stre
                             name: call.name.clone(),
                             result: "ok".into(),
                             is_error: false,
+                            display: None,
                         },
                         meta: Meta::new(1, step),
                     });

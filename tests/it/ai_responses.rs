@@ -229,6 +229,7 @@ fn answered(history: &[AgentEvent], step: u32, produced: &[AgentEvent]) -> Strea
                             name: call.name.clone(),
                             result: "ok".into(),
                             is_error: false,
+                            display: None,
                         },
                         meta: Meta::new(1, step),
                     });

@@ -52,6 +52,7 @@ fn result(meta: Meta, id: &str, text: &str) -> AgentEvent {
             name: "grep".into(),
             result: text.into(),
             is_error: false,
+            display: None,
         },
         meta,
     }

@@ -36,6 +36,7 @@ fn turn(turn: u64) -> Vec<AgentEvent> {
                 name: "grep".into(),
                 result: "r".repeat(100),
                 is_error: turn.is_multiple_of(7),
+                display: None,
             },
             meta: m,
         },

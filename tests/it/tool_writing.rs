@@ -229,6 +229,11 @@ async fn the_agents_own_successive_edits_never_trip_the_guard() {
         fs::read_to_string(dir.path().join("a.txt")).unwrap(),
         "patched\n"
     );
+    // The user is shown the whole diff; the model gets none of it.
+    let shown = out.display.unwrap_or_default();
+    assert!(shown.contains("--- a/a.txt\n+++ b/a.txt\n"), "{shown}");
+    assert!(shown.contains("-written\n+patched\n"), "{shown}");
+    assert!(!out.content.contains("-written"), "{}", out.content);
 }
 
 #[tokio::test]

@@ -187,7 +187,8 @@ impl FileChange {
 /// Applies `changes` for `tool`: asks the permits with the whole diff,
 /// records prior states in the journal, then stages every new file and
 /// commits them (removals last). Returns the text for the model: one
-/// summary line per file, then numbered excerpts.
+/// summary line per file, then numbered excerpts; and the unified diff of
+/// every file as what the user is shown.
 pub(crate) async fn apply(ctx: &ToolContext, tool: &str, changes: Vec<FileChange>) -> ToolOutput {
     let diffs: Vec<FileDiff> = changes.iter().map(FileChange::diff).collect();
     let summaries: Vec<String> = changes
@@ -283,7 +284,9 @@ pub(crate) async fn apply(ctx: &ToolContext, tool: &str, changes: Vec<FileChange
     for diff in diffs.iter().filter(|d| !d.excerpt.is_empty()) {
         let _ = write!(text, "\n\n{}", diff.excerpt);
     }
-    ToolOutput::ok(text)
+    // The user sees the whole change (Ctrl+T); the model its excerpts.
+    let unified: String = diffs.iter().map(|d| d.unified.as_str()).collect();
+    ToolOutput::ok(text).with_display(unified)
 }
 
 /// Writes every change: first checks no file changed since it was read,

@@ -267,6 +267,7 @@ mod tests {
             name: "edit".into(),
             result: "Edited src/a.rs (+5 −2)\n\n1 | x".into(),
             is_error: false,
+            display: None,
         });
         let head: String = pane.lines(None, 0, 3, 80)[0]
             .spans

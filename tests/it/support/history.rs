@@ -65,6 +65,7 @@ pub fn result(
             name: name.into(),
             result: text.into(),
             is_error,
+            display: None,
         },
         meta: Meta::new(turn, step),
     }

@@ -76,6 +76,7 @@ pub fn result(id: &str, name: &str, text: &str, is_error: bool) -> AgentEvent {
             name: name.into(),
             result: text.into(),
             is_error,
+            display: None,
         },
         meta: meta(),
     }
