@@ -100,41 +100,7 @@ impl RuntimeBridge {
             Err(e) => self.notice(NoticeLevel::Error, format!("{e:#}")),
         }
         self.status();
-        let Ok(adaptor) = &self.adaptor else {
-            self.send_tokens().await;
-            return;
-        };
-        match build::agent(
-            &self.launch.cwd,
-            &self.launch.paths,
-            &self.launch.settings,
-            adaptor.clone(),
-            Some(self.session.clone()),
-            &self.gate(),
-        ) {
-            Ok((agent, warnings)) => {
-                for warning in warnings {
-                    self.notice(NoticeLevel::Warn, warning);
-                }
-                if let Err(e) = self.attach_shell(&agent) {
-                    self.notice(NoticeLevel::Error, format!("{e:#}"));
-                }
-                self.messages = Some(agent.subscribe_all());
-                self.mcp = Some(build::mcp_servers(
-                    &agent,
-                    &self.launch.cwd,
-                    &self.launch.settings,
-                ));
-                self.join_project_mcp(true);
-                if self.session.is_written() {
-                    // Esc cancels it like any job; the next prompt then loads.
-                    let _ = agent.submit_load();
-                }
-                self.agent = Some(agent);
-                self.agent_error = None;
-            }
-            Err(e) => self.agent_error = Some(format!("{e:#}")),
-        }
+        self.put_agent();
         self.send_tokens().await;
     }
 
@@ -390,7 +356,10 @@ impl RuntimeBridge {
         Ok(())
     }
 
-    /// Puts an agent on the current session without re-showing it.
+    /// Puts an agent on the current session (when there is a model) without
+    /// re-showing the session: its shell, notices, MCP servers (and the
+    /// project's accepted or not yet offered `.mcp.json`), and the session's
+    /// history as its first job.
     fn put_agent(&mut self) {
         let Ok(adaptor) = &self.adaptor else {
             return;
@@ -403,7 +372,10 @@ impl RuntimeBridge {
             Some(self.session.clone()),
             &self.gate(),
         ) {
-            Ok((agent, _)) => {
+            Ok((agent, warnings)) => {
+                for warning in warnings {
+                    self.notice(NoticeLevel::Warn, warning);
+                }
                 if let Err(e) = self.attach_shell(&agent) {
                     self.notice(NoticeLevel::Error, format!("{e:#}"));
                 }
@@ -413,11 +385,13 @@ impl RuntimeBridge {
                     &self.launch.cwd,
                     &self.launch.settings,
                 ));
-                self.join_project_mcp(false);
+                self.join_project_mcp();
                 if self.session.is_written() {
+                    // Esc cancels it like any job; the next prompt then loads.
                     let _ = agent.submit_load();
                 }
                 self.agent = Some(agent);
+                self.agent_error = None;
             }
             Err(e) => self.agent_error = Some(format!("{e:#}")),
         }

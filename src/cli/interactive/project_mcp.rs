@@ -10,9 +10,9 @@ use crate::cli::project_mcp::{self, Standing};
 
 impl RuntimeBridge {
     /// In the background: adds the servers of an accepted `.mcp.json` to the
-    /// current agent's and, when `offer`, offers an undecided one (once: the
-    /// offer counts as declined until `/mcp accept`).
-    pub(super) fn join_project_mcp(&self, offer: bool) {
+    /// current agent's and offers an undecided one (once: the offer counts as
+    /// declined until `/mcp accept`).
+    pub(super) fn join_project_mcp(&self) {
         let Some(mcp) = self.mcp.clone() else { return };
         let (manager, cwd, ui) = (
             self.manager.clone(),
@@ -27,13 +27,13 @@ impl RuntimeBridge {
                 Standing::Accepted(servers) => {
                     mcp.add(&servers.servers);
                 }
-                Standing::Undecided(servers) if offer => {
+                Standing::Undecided(servers) => {
                     notice(NoticeLevel::Info, project_mcp::offer(&servers));
                     if let Err(e) = project_mcp::decide(&manager, &cwd, &servers, false).await {
                         notice(NoticeLevel::Warn, e);
                     }
                 }
-                Standing::Unusable(why) if offer => notice(NoticeLevel::Warn, why),
+                Standing::Unusable(why) => notice(NoticeLevel::Warn, why),
                 _ => {}
             }
         });
