@@ -83,11 +83,11 @@ impl App {
                 Popup::Picker(picker) => text
                     .chars()
                     .filter(|c| !c.is_control())
-                    .for_each(|c| picker.type_char(c)),
+                    .for_each(|c| picker.list.type_char(c)),
                 Popup::Models(picker) => text
                     .chars()
                     .filter(|c| !c.is_control())
-                    .for_each(|c| picker.type_char(c)),
+                    .for_each(|c| picker.list.type_char(c)),
                 Popup::None => {
                     self.composer.paste(&text);
                     self.slash_open = false;
@@ -184,18 +184,20 @@ impl App {
             Action::Down => self.picker_step(1),
             Action::Submit => {
                 let op = match &self.popup {
-                    Popup::Picker(picker) => picker.chosen().map(|row| Op::Resume(row.id.clone())),
-                    Popup::Models(picker) => picker.chosen().cloned().map(Op::SetModel),
+                    Popup::Picker(picker) => {
+                        picker.list.chosen().map(|row| Op::Resume(row.id.clone()))
+                    }
+                    Popup::Models(picker) => picker.list.chosen().cloned().map(Op::SetModel),
                     Popup::None => None,
                 };
                 self.ops.extend(op);
                 self.popup = Popup::None;
             }
             Action::Edit(key) => match (&mut self.popup, key.code) {
-                (Popup::Picker(p), KeyCode::Char(c)) => p.type_char(c),
-                (Popup::Picker(p), KeyCode::Backspace) => p.backspace(),
-                (Popup::Models(p), KeyCode::Char(c)) => p.type_char(c),
-                (Popup::Models(p), KeyCode::Backspace) => p.backspace(),
+                (Popup::Picker(p), KeyCode::Char(c)) => p.list.type_char(c),
+                (Popup::Picker(p), KeyCode::Backspace) => p.list.backspace(),
+                (Popup::Models(p), KeyCode::Char(c)) => p.list.type_char(c),
+                (Popup::Models(p), KeyCode::Backspace) => p.list.backspace(),
                 _ => {}
             },
             _ => {}
@@ -204,8 +206,8 @@ impl App {
 
     fn picker_step(&mut self, delta: isize) {
         match &mut self.popup {
-            Popup::Picker(p) => p.step(delta),
-            Popup::Models(p) => p.step(delta),
+            Popup::Picker(p) => p.list.step(delta),
+            Popup::Models(p) => p.list.step(delta),
             Popup::None => {}
         }
     }

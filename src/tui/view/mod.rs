@@ -12,6 +12,7 @@
 
 pub mod approval;
 pub mod composer;
+pub mod filter_list;
 pub mod live;
 pub mod mcp_report;
 pub mod model_picker;
