@@ -29,9 +29,9 @@ pub fn helper_main(args: impl Iterator<Item = OsString>) -> i32 {
     // No controlling terminal: a command that opens /dev/tty fails at once
     // instead of waiting for input nobody will give. The parent usually made
     // us a session leader already, in which case setsid fails harmlessly.
-    if rustix::process::getsid(None).ok() != Some(rustix::process::getpid()) {
-        let _ = rustix::process::setsid();
-    }
+    // (Not guarded by getsid: inside a PID namespace whose session leader is
+    // outside it getsid reports 0, which rustix cannot hold as a Pid.)
+    let _ = rustix::process::setsid();
     let state = if request.simulate_unavailable {
         no_new_privs();
         SandboxState::Unavailable {

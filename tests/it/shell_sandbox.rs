@@ -318,6 +318,32 @@ async fn loader_warnings_before_the_report_neither_hide_it_nor_are_lost() -> Res
 }
 
 #[test]
+fn the_helper_reports_inside_a_pid_namespace_whose_session_leader_is_outside() {
+    // CI runs in such a namespace: getsid(2) there says 0, and the helper
+    // once panicked on it before reporting. `unshare` puts the helper in a
+    // new PID namespace; where namespaces are not allowed there is nothing
+    // to reproduce.
+    let can_unshare = std::process::Command::new("unshare")
+        .args(["-rpf", "true"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !can_unshare {
+        eprintln!("skipped: this machine does not allow `unshare -rpf`");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("unshare")
+        .args(["-rpf", env!("CARGO_BIN_EXE_light-agent-sandbox")])
+        .args(SandboxPolicy::default().helper_args(dir.path(), dir.path(), "echo ran"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(SandboxState::find_report(&out.stderr).is_some(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n", "{stderr}");
+}
+
+#[test]
 fn the_agents_own_binary_is_the_same_helper() {
     // The agent falls back to re-executing itself when the stand-alone
     // helper is not beside it: both must confine and report alike.
@@ -339,7 +365,9 @@ fn the_agents_own_binary_is_the_same_helper() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let (state, _) = SandboxState::find_report(&out.stderr).unwrap();
+        let Some((state, _)) = SandboxState::find_report(&out.stderr) else {
+            panic!("{helper} gave no report: {stderr}");
+        };
         assert!(stderr.contains("Permission denied"), "{helper}: {stderr}");
         assert!(exists(&inside.path().join("in.txt")), "{helper}");
         assert!(!exists(&outside.path().join("out.txt")), "{helper}");
