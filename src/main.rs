@@ -115,7 +115,12 @@ async fn run(cli: Cli) -> Result<Exit> {
             action: McpAction::List { json },
         }) => {
             let setup = setup(&cli.model, cli.log_level, &switches).await?;
-            cli::mcp_cmd::list(setup.resolution.settings(), &cwd, json).await
+            let project_servers =
+                cli::project_mcp::accepted_servers(&open_store()?, &cwd, |line| {
+                    output::eprintln(&format!("warning: {line}"));
+                })
+                .await;
+            cli::mcp_cmd::list(setup.resolution.settings(), &project_servers, &cwd, json).await
         }
         Some(Command::Completions { shell }) => {
             // Generated into memory: clap_complete panics on a failed write.
@@ -407,7 +412,7 @@ async fn run_exec(
     } else {
         cli::exec::Format::Text
     };
-    let project_servers = cli::project_mcp::for_exec(&manager, cwd, |line| {
+    let project_servers = cli::project_mcp::accepted_servers(&manager, cwd, |line| {
         output::eprintln(&format!("warning: {line}"));
     })
     .await;

@@ -1,12 +1,14 @@
-//! `light-agent mcp list`: the configured MCP servers started once, their
-//! state when every start has settled; and the rows `/mcp` shows.
+//! `light-agent mcp list`: the configured MCP servers (and those of an
+//! accepted `.mcp.json`) started once, their state when every start has
+//! settled; and the rows `/mcp` shows.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
 use light_agent::config::Settings;
-use light_agent::mcp::{McpServers, ServerState};
+use light_agent::mcp::{McpServerConfig, McpServers, ServerState};
 use light_agent::protocol::now_millis;
 use light_agent::tool::ToolRegistry;
 use light_agent::tui::view::format_age;
@@ -43,13 +45,20 @@ pub fn rows(servers: &McpServers) -> Vec<McpServerRow> {
         .collect()
 }
 
-/// Starts every configured server (children in `cwd`), waits until each
-/// is up, failed or past its start-up time, and prints one line per server
-/// (or a JSON array). Exits 0 whatever the servers did: the states say it.
-pub async fn list(settings: &Settings, cwd: &Path, json: bool) -> Result<Exit> {
+/// Starts every configured server and `project_servers` (children in
+/// `cwd`), waits until each is up, failed or past its start-up time, and
+/// prints one line per server (or a JSON array). Exits 0 whatever the
+/// servers did: the states say it.
+pub async fn list(
+    settings: &Settings,
+    project_servers: &BTreeMap<String, McpServerConfig>,
+    cwd: &Path,
+    json: bool,
+) -> Result<Exit> {
     // A throwaway registry: the tools are counted, never called.
     let registry = ToolRegistry::new();
     let servers = McpServers::start(&settings.mcp_servers, cwd, &registry, false, |_| {});
+    servers.add(project_servers);
     servers
         .settled(servers.longest_startup() + SETTLE_MARGIN)
         .await;
@@ -70,7 +79,7 @@ pub async fn list(settings: &Settings, cwd: &Path, json: bool) -> Result<Exit> {
             .collect();
         out.json_line(&serde_json::to_string_pretty(&rows)?)?;
     } else if rows.is_empty() {
-        out.line("no MCP servers configured ([mcp_servers.NAME] in config.toml)")?;
+        out.line("no MCP servers configured ([mcp_servers.NAME] in config.toml, or an accepted .mcp.json)")?;
     } else {
         let now = now_millis();
         let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);

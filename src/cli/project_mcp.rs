@@ -69,9 +69,9 @@ pub fn offer(servers: &ProjectServers) -> String {
     )
 }
 
-/// The servers `exec` uses from `cwd`'s `.mcp.json` (only accepted ones);
-/// any other standing is reported once through `warn`.
-pub async fn for_exec(
+/// The servers `exec` and `mcp list` use from `cwd`'s `.mcp.json` (only
+/// accepted ones); any other standing is reported once through `warn`.
+pub async fn accepted_servers(
     manager: &SessionManager,
     cwd: &Path,
     warn: impl Fn(&str),

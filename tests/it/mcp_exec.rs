@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use light_agent::session::{ProjectChoice, SessionManager};
 use serde_json::json;
 use support::child_env::{Workspace, run, scrub};
-use support::mcp_server::MODE_ENV;
+use support::mcp_server::{MODE_ENV, project_file};
 use support::{MockModel, OpenAiStream, Reply};
 
 fn text(bytes: &[u8]) -> String {
@@ -60,17 +60,6 @@ async fn exec_calls_a_server_tool_and_keeps_its_stderr_off_the_screen() {
     let sent = requests[1].body["messages"].to_string();
     assert!(sent.contains("echo: hi"), "{sent}");
     assert!(stdout.contains("done"), "{stdout}");
-}
-
-/// A `.mcp.json` running this test binary as the server `proj`.
-fn project_file() -> String {
-    let exe = std::env::current_exe().unwrap();
-    json!({"mcpServers": {"proj": {
-        "command": exe.display().to_string(),
-        "args": ["mcp::server_role", "--exact", "--ignored"],
-        "env": {MODE_ENV: "normal"},
-    }}})
-    .to_string()
 }
 
 async fn exec_in(f: &Workspace, mock: &MockModel) -> (i32, String, String) {

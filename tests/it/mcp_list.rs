@@ -6,10 +6,11 @@ use crate::support;
 
 use std::process::{Command, Output, Stdio};
 
+use light_agent::session::{ProjectChoice, SessionManager};
 use serde_json::Value;
 use support::bounded;
 use support::child_env::{Workspace, run, scrub};
-use support::mcp_server::MODE_ENV;
+use support::mcp_server::{MODE_ENV, project_file};
 
 /// A workspace whose config has four servers: `good` (the in-repo test
 /// server, seven tools, one filtered out), `quiet` (never answers
@@ -126,4 +127,45 @@ async fn mcp_list_without_servers_says_how_to_add_one() {
     assert!(stdout.contains("[mcp_servers.NAME]"), "{stdout}");
     let out = mcp_list(&f, &["--json"]).await;
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projects_mcp_json_is_listed_once_accepted() {
+    let f = Workspace::new("fn main() {}\n");
+    std::fs::create_dir_all(&f.home).unwrap();
+    let file = project_file();
+    std::fs::write(f.repo.join(".mcp.json"), &file).unwrap();
+    let names = |out: &Output| -> Vec<String> {
+        let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = rows.as_array().unwrap().iter();
+        rows.map(|r| format!("{} {}", r["name"], r["state"]))
+            .collect()
+    };
+
+    // Not accepted: not started, and said so.
+    let out = mcp_list(&f, &["--json"]).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("are not used"), "{stderr}");
+    assert!(names(&out).is_empty(), "{:?}", names(&out));
+
+    // Accepted for this content (what `/mcp accept` records): started.
+    let digest = light_agent::mcp::project::parse(file.as_bytes())
+        .unwrap()
+        .digest;
+    let manager = SessionManager::open(&f.home.join("sessions.sqlite3")).unwrap();
+    let choice = ProjectChoice {
+        digest,
+        accepted: true,
+    };
+    manager
+        .set_project_choice(&f.repo, ".mcp.json", choice)
+        .await
+        .unwrap();
+    drop(manager);
+    let out = mcp_list(&f, &["--json"]).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("are not used"), "{stderr}");
+    assert_eq!(names(&out), [r#""proj" "ready""#], "{stderr}");
 }

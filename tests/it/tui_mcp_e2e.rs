@@ -16,7 +16,7 @@ use portable_pty::CommandBuilder;
 use pty::{Key, Pty, WAIT};
 use serde_json::json;
 use support::child_env::{PROVIDER_VARS, Workspace};
-use support::mcp_server::MODE_ENV;
+use support::mcp_server::{MODE_ENV, project_file};
 use support::{MockModel, OpenAiStream, Reply};
 
 /// Hang guard for a server start (the test binary in its server role).
@@ -163,13 +163,7 @@ async fn an_mcp_call_waits_in_the_approval_overlay_and_y_runs_it() {
 async fn a_projects_mcp_json_is_offered_once_and_starts_after_accept() {
     let f = Workspace::new("fn main() {}\n");
     std::fs::create_dir_all(&f.home).unwrap();
-    let exe = std::env::current_exe().unwrap();
-    let file = json!({"mcpServers": {"proj": {
-        "command": exe.display().to_string(),
-        "args": ["mcp::server_role", "--exact", "--ignored"],
-        "env": {MODE_ENV: "normal"},
-    }}});
-    std::fs::write(f.repo.join(".mcp.json"), file.to_string()).unwrap();
+    std::fs::write(f.repo.join(".mcp.json"), project_file()).unwrap();
     let mock = MockModel::start(Vec::<Reply>::new()).await;
 
     let mut pty = Pty::spawn(command(&f, &mock.openai_base_url()));

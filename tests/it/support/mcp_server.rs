@@ -22,6 +22,18 @@ pub const MODE_ENV: &str = "MCP_TEST_MODE";
 /// its `slow` call is cancelled (and `<file>.started` when it begins).
 pub const MARKER_ENV: &str = "MCP_TEST_MARKER";
 
+/// A project's `.mcp.json` with one server, `proj`: this test binary as
+/// the test server in `normal` mode.
+pub fn project_file() -> String {
+    let exe = std::env::current_exe().unwrap();
+    json!({"mcpServers": {"proj": {
+        "command": exe.display().to_string(),
+        "args": ["mcp::server_role", "--exact", "--ignored"],
+        "env": {MODE_ENV: "normal"},
+    }}})
+    .to_string()
+}
+
 /// `growing` mode offers `grow` as well; calling it adds `grown` and tells
 /// the client its tool list changed.
 #[derive(Clone, Default)]
