@@ -202,15 +202,13 @@ fn app_quit_key(keys: &FirstWakerKeys) {
     }
 }
 
+/// The time to this frame is measured by `scripts/measure.py` (start →
+/// input prompt), never asserted here.
 #[test]
-fn first_frame_of_an_empty_session_is_fast() {
-    let started = Instant::now();
+fn the_first_frame_of_an_empty_session_says_idle() {
     let mut screen = Screen::new(VtScreen::new(120, 40)).unwrap();
     let mut app = App::new(TuiOptions::default(), 120, 40, Instant::now(), NOW_MS);
     screen.draw(&mut app).unwrap();
-    let took = started.elapsed();
-    println!("time to first frame (empty session, emulated 120x40): {took:?}");
-    assert!(took < Duration::from_secs(1), "{took:?}");
     assert!(screen.surface().text().contains("idle"));
 }
 
