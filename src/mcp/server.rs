@@ -113,21 +113,30 @@ pub(crate) async fn start(
     })
 }
 
-/// Lists the server's tools again after it said they changed: the old
-/// registry names `old` leave, the offered ones join. Returns the new names.
-pub(crate) async fn refresh(
+/// Lists the server's tools again after it said they changed (within
+/// `startup_timeout_sec`).
+pub(crate) async fn list_tools(
+    config: &McpServerConfig,
+    peer: &Peer<RoleClient>,
+) -> Result<Vec<rmcp::model::Tool>, String> {
+    tokio::time::timeout(config.startup_timeout(), peer.list_all_tools())
+        .await
+        .map_err(|_| "no tool list within startup_timeout_sec".to_owned())?
+        .map_err(|e| e.to_string())
+}
+
+/// Swaps a server's tools in `registry`: the registry names `old` leave,
+/// the offered ones of `tools` join. Returns the new names.
+pub(crate) fn replace_tools(
     name: &str,
     config: &McpServerConfig,
     peer: &Peer<RoleClient>,
+    tools: &[rmcp::model::Tool],
     registry: &ToolRegistry,
     read_only_only: bool,
     old: &[String],
 ) -> Result<Vec<String>, String> {
     let filter = config.tool_filter()?;
-    let tools = tokio::time::timeout(config.startup_timeout(), peer.list_all_tools())
-        .await
-        .map_err(|_| "no tool list within startup_timeout_sec".to_owned())?
-        .map_err(|e| e.to_string())?;
     for tool in old {
         registry.remove(tool);
     }
@@ -136,7 +145,7 @@ pub(crate) async fn refresh(
         config,
         &filter,
         peer,
-        &tools,
+        tools,
         registry,
         read_only_only,
     ))

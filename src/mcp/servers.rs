@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -75,6 +76,9 @@ impl ServerStatus {
     }
 }
 
+/// A running server's client connection.
+type Connection = RunningService<RoleClient, server::Handler>;
+
 /// Called once per failed start with a line for the user.
 type OnFailure = dyn Fn(String) + Send + Sync;
 
@@ -92,8 +96,12 @@ struct Inner {
     read_only_only: bool,
     on_failure: Arc<OnFailure>,
     statuses: Mutex<Vec<ServerStatus>>,
-    /// The connection of each running server, by name.
-    services: Mutex<BTreeMap<String, RunningService<RoleClient, server::Handler>>>,
+    /// The connection of each running server, by name, with the number of
+    /// the start that made it.
+    services: Mutex<BTreeMap<String, (u64, Connection)>>,
+    /// Numbers the starts, so a tool-list refresh of a connection that a
+    /// restart has replaced can tell it is out of date.
+    starts: AtomicU64,
     starting: watch::Sender<usize>,
     /// When [`McpServers::start`] was called.
     started: tokio::time::Instant,
@@ -132,6 +140,7 @@ impl McpServers {
                 on_failure: Arc::new(on_failure),
                 statuses: Mutex::new(statuses),
                 services: Mutex::new(BTreeMap::new()),
+                starts: AtomicU64::new(0),
                 starting: watch::Sender::new(starting),
                 started: tokio::time::Instant::now(),
             }),
@@ -250,6 +259,7 @@ fn spawn_start(inner: &Arc<Inner>, name: &str, config: &McpServerConfig) {
         inner.read_only_only,
     );
     let weak = Arc::downgrade(inner);
+    let start = inner.starts.fetch_add(1, Ordering::Relaxed);
     tokio::spawn(async move {
         let outcome = server::start(&name, &config, &cwd, &registry, read_only_only).await;
         let Some(inner) = weak.upgrade() else {
@@ -258,10 +268,10 @@ fn spawn_start(inner: &Arc<Inner>, name: &str, config: &McpServerConfig) {
         let state = match outcome {
             Ok(started) => {
                 let peer = started.service.peer().clone();
-                lock(&inner.services).insert(name.clone(), started.service);
+                lock(&inner.services).insert(name.clone(), (start, started.service));
                 tokio::spawn(follow_tool_list(
                     Arc::downgrade(&inner),
-                    name.clone(),
+                    (name.clone(), start),
                     config.clone(),
                     peer,
                     started.list_changed,
@@ -293,10 +303,12 @@ impl std::fmt::Debug for McpServers {
 
 /// Lists a running server's tools again each time it says they changed, so
 /// the next model request offers the new list. Ends with the connection
-/// (the sender lives in its handler) or when every handle is gone.
+/// (the sender lives in its handler) or when every handle is gone. `start`
+/// numbers the start that made this connection: once a restart has replaced
+/// it, a list it sent is dropped instead of registered.
 async fn follow_tool_list(
     weak: Weak<Inner>,
-    name: String,
+    (name, start): (String, u64),
     config: McpServerConfig,
     peer: Peer<RoleClient>,
     mut list_changed: UnboundedReceiver<()>,
@@ -304,34 +316,45 @@ async fn follow_tool_list(
     while list_changed.recv().await.is_some() {
         // Several notices in a row need one new list.
         while list_changed.try_recv().is_ok() {}
+        let listed = server::list_tools(&config, &peer).await;
         let Some(inner) = weak.upgrade() else {
             return;
         };
-        let old = match lock(&inner.statuses).iter().find(|s| s.name == name) {
-            Some(ServerStatus {
-                state: ServerState::Ready { tools },
-                ..
-            }) => tools.clone(),
-            // Restarting or failed: the new start lists the tools itself.
-            _ => return,
+        let listed = match listed {
+            Ok(listed) => listed,
+            Err(e) => {
+                tracing::warn!(target: "mcp", server = %name, "tool list not refreshed: {e}");
+                continue;
+            }
         };
-        let outcome = server::refresh(
+        // Under the status lock, which a restart takes to retire the old
+        // tools: either this swap happens before it, or it sees the restart.
+        let mut statuses = lock(&inner.statuses);
+        let current = lock(&inner.services)
+            .get(&name)
+            .is_some_and(|(made_by, _)| *made_by == start);
+        let Some(status) = statuses.iter_mut().find(|s| s.name == name) else {
+            return;
+        };
+        let ServerState::Ready { tools: old } = &status.state else {
+            // Restarting or failed: the new start lists the tools itself.
+            return;
+        };
+        if !current {
+            return;
+        }
+        match server::replace_tools(
             &name,
             &config,
             &peer,
+            &listed,
             &inner.registry,
             inner.read_only_only,
-            &old,
-        )
-        .await;
-        match outcome {
+            old,
+        ) {
             Ok(tools) => {
                 tracing::info!(target: "mcp", server = %name, "tool list changed: {} tools", tools.len());
-                if let Some(status) = lock(&inner.statuses).iter_mut().find(|s| s.name == name)
-                    && matches!(status.state, ServerState::Ready { .. })
-                {
-                    status.state = ServerState::Ready { tools };
-                }
+                status.state = ServerState::Ready { tools };
             }
             Err(e) => tracing::warn!(target: "mcp", server = %name, "tool list not refreshed: {e}"),
         }
