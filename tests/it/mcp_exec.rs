@@ -8,10 +8,9 @@ use crate::support;
 
 use std::process::{Command, Stdio};
 
-use light_agent::session::{ProjectChoice, SessionManager};
 use serde_json::json;
 use support::child_env::{Workspace, run, scrub};
-use support::mcp_server::{MODE_ENV, project_file};
+use support::mcp_server::{MODE_ENV, accept_project_file, project_file};
 use support::{MockModel, OpenAiStream, Reply};
 
 fn text(bytes: &[u8]) -> String {
@@ -104,19 +103,7 @@ async fn a_projects_mcp_json_is_used_by_exec_only_once_accepted_for_its_content(
     );
 
     // Accepted for this content (what `/mcp accept` records): used.
-    let digest = light_agent::mcp::project::parse(file.as_bytes())
-        .unwrap()
-        .digest;
-    let manager = SessionManager::open(&f.home.join("sessions.sqlite3")).unwrap();
-    let choice = ProjectChoice {
-        digest,
-        accepted: true,
-    };
-    manager
-        .set_project_choice(&f.repo, ".mcp.json", choice)
-        .await
-        .unwrap();
-    drop(manager);
+    accept_project_file(&f, &file).await;
     let args = json!({"_intent": "try the project's server", "text": "hi"}).to_string();
     let mock = MockModel::start([
         OpenAiStream::new()

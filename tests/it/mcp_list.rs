@@ -6,11 +6,10 @@ use crate::support;
 
 use std::process::{Command, Output, Stdio};
 
-use light_agent::session::{ProjectChoice, SessionManager};
 use serde_json::Value;
 use support::bounded;
 use support::child_env::{Workspace, run, scrub};
-use support::mcp_server::{MODE_ENV, project_file};
+use support::mcp_server::{MODE_ENV, accept_project_file, project_file};
 
 /// A workspace whose config has four servers: `good` (the in-repo test
 /// server, seven tools, one filtered out), `quiet` (never answers
@@ -150,19 +149,7 @@ async fn a_projects_mcp_json_is_listed_once_accepted() {
     assert!(names(&out).is_empty(), "{:?}", names(&out));
 
     // Accepted for this content (what `/mcp accept` records): started.
-    let digest = light_agent::mcp::project::parse(file.as_bytes())
-        .unwrap()
-        .digest;
-    let manager = SessionManager::open(&f.home.join("sessions.sqlite3")).unwrap();
-    let choice = ProjectChoice {
-        digest,
-        accepted: true,
-    };
-    manager
-        .set_project_choice(&f.repo, ".mcp.json", choice)
-        .await
-        .unwrap();
-    drop(manager);
+    accept_project_file(&f, &file).await;
     let out = mcp_list(&f, &["--json"]).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");

@@ -34,6 +34,24 @@ pub fn project_file() -> String {
     .to_string()
 }
 
+/// Records what `/mcp accept` records: `file`, as `f.repo`'s `.mcp.json`,
+/// accepted in this form.
+pub async fn accept_project_file(f: &super::child_env::Workspace, file: &str) {
+    let digest = light_agent::mcp::project::parse(file.as_bytes())
+        .unwrap()
+        .digest;
+    let manager =
+        light_agent::session::SessionManager::open(&f.home.join("sessions.sqlite3")).unwrap();
+    let choice = light_agent::session::ProjectChoice {
+        digest,
+        accepted: true,
+    };
+    manager
+        .set_project_choice(&f.repo, ".mcp.json", choice)
+        .await
+        .unwrap();
+}
+
 /// `growing` mode offers `grow` as well; calling it adds `grown` and tells
 /// the client its tool list changed.
 #[derive(Clone, Default)]
