@@ -10,14 +10,11 @@ use std::time::Duration;
 
 use crate::support::{MockModel, OpenAiStream, Reply};
 use crate::tui_e2e::child::{agent_command, fixture, wait_ready};
-use crate::tui_e2e::pty::{COLS, Key, Pty, ROWS, all_text, screen_rows};
+use crate::tui_e2e::pty::{COLS, Key, Pty, ROWS, WAIT, all_text, screen_rows};
 
 const DRAFT: &str = "half typed prompt";
 /// How long a whole streamed answer may take on a loaded machine.
 const STREAM_WAIT: Duration = Duration::from_secs(30);
-/// How long the UI may take to catch up with keys and resizes while the
-/// whole test suite shares two cores (only a failing test waits this long).
-const WAIT: Duration = Duration::from_secs(20);
 
 /// The status line names the state at every width (the model name and the
 /// session id are dropped first when it is narrow).

@@ -13,7 +13,10 @@ use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, SlavePty, native_p
 
 pub const ROWS: u16 = 30;
 pub const COLS: u16 = 100;
-pub const WAIT: Duration = Duration::from_secs(5);
+/// How long a wait on the screen may take before the test fails: a hang
+/// guard, not a deadline (every wait returns as soon as its condition holds).
+/// A step of the real binary can take seconds on a loaded 2-core machine.
+pub const WAIT: Duration = Duration::from_secs(20);
 
 /// What the reader thread has seen so far.
 pub struct Seen {
