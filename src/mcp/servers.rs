@@ -102,6 +102,7 @@ struct Inner {
     /// Numbers the starts, so a tool-list refresh of a connection that a
     /// restart has replaced can tell it is out of date.
     starts: AtomicU64,
+    /// How many starts are under way (only `spawn_start` counts them).
     starting: watch::Sender<usize>,
     /// When [`McpServers::start`] was called.
     started: tokio::time::Instant,
@@ -127,10 +128,6 @@ impl McpServers {
             .iter()
             .map(|(name, config)| ServerStatus::at_start(name, config, now))
             .collect::<Vec<_>>();
-        let starting = statuses
-            .iter()
-            .filter(|s| s.state == ServerState::Starting)
-            .count();
         let this = Self {
             inner: Arc::new(Inner {
                 configs: Mutex::new(servers.clone()),
@@ -141,7 +138,7 @@ impl McpServers {
                 statuses: Mutex::new(statuses),
                 services: Mutex::new(BTreeMap::new()),
                 starts: AtomicU64::new(0),
-                starting: watch::Sender::new(starting),
+                starting: watch::Sender::new(0),
                 started: tokio::time::Instant::now(),
             }),
         };
@@ -182,7 +179,6 @@ impl McpServers {
             }
             status.state = ServerState::Starting;
             status.started_at = Some(now_millis());
-            inner.starting.send_modify(|n| *n += 1);
         }
         // Dropping the old connection ends its child.
         drop(lock(&inner.services).remove(name));
@@ -211,7 +207,6 @@ impl McpServers {
                 statuses.sort_by(|a, b| a.name.cmp(&b.name));
             }
             if config.enabled {
-                inner.starting.send_modify(|n| *n += 1);
                 spawn_start(inner, name, config);
             }
             added.push(name.clone());
@@ -249,9 +244,11 @@ impl McpServers {
     }
 }
 
-/// Starts `name` in the background; its outcome lands in `inner`'s status
-/// list unless every handle has been dropped by then.
+/// Starts `name` in the background, counted as starting until its outcome
+/// lands in `inner`'s status list (unless every handle has been dropped by
+/// then).
 fn spawn_start(inner: &Arc<Inner>, name: &str, config: &McpServerConfig) {
+    inner.starting.send_modify(|n| *n += 1);
     let (name, config) = (name.to_owned(), config.clone());
     let (cwd, registry, read_only_only) = (
         inner.cwd.clone(),
