@@ -18,6 +18,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::bridge::{NoticeLevel, SessionHeader};
+use super::view::diff_line::DiffLine;
 use super::width::str_width;
 use super::wrap::wrap_line;
 use crate::protocol::{AgentEvent, InputSource};
@@ -213,9 +214,9 @@ fn flatten(item: &TranscriptItem, lines: &mut Vec<(Kind, String)>) {
                 push(kind, &outcome.result);
                 if let Some(display) = &outcome.display {
                     for line in display.lines() {
-                        let kind = match line.as_bytes().first() {
-                            Some(b'+') if !line.starts_with("+++") => Kind::Added,
-                            Some(b'-') if !line.starts_with("---") => Kind::Removed,
+                        let kind = match DiffLine::of(line) {
+                            DiffLine::Added(_) => Kind::Added,
+                            DiffLine::Removed(_) => Kind::Removed,
                             _ => Kind::Tool,
                         };
                         push(kind, line);

@@ -10,6 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use super::diff_line::DiffLine;
 use crate::tui::bridge::{ApprovalAnswer, ApprovalPrompt};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,25 +68,29 @@ impl ApprovalView {
                 new,
                 text: text.to_string(),
             };
-            if line.starts_with("--- ") || line.starts_with("+++ ") {
-                rows.push(row(RowKind::File, None, None, line));
-            } else if let Some(rest) = line.strip_prefix("@@ ") {
-                let mut fields = rest.split_whitespace();
-                old = fields.next().map_or(0, range_start);
-                new = fields.next().map_or(0, range_start);
-                rows.push(row(RowKind::Hunk, None, None, line));
-            } else if let Some(text) = line.strip_prefix('+') {
-                rows.push(row(RowKind::Added, None, Some(new), text));
-                new += 1;
-            } else if let Some(text) = line.strip_prefix('-') {
-                rows.push(row(RowKind::Removed, Some(old), None, text));
-                old += 1;
-            } else if let Some(text) = line.strip_prefix(' ') {
-                rows.push(row(RowKind::Context, Some(old), Some(new), text));
-                old += 1;
-                new += 1;
-            } else {
-                rows.push(row(RowKind::Note, None, None, line));
+            match DiffLine::of(line) {
+                DiffLine::File(text) => rows.push(row(RowKind::File, None, None, text)),
+                DiffLine::Hunk(text) => {
+                    let ranges = text.strip_prefix("@@ ").unwrap_or(text);
+                    let mut fields = ranges.split_whitespace();
+                    old = fields.next().map_or(0, range_start);
+                    new = fields.next().map_or(0, range_start);
+                    rows.push(row(RowKind::Hunk, None, None, text));
+                }
+                DiffLine::Added(text) => {
+                    rows.push(row(RowKind::Added, None, Some(new), text));
+                    new += 1;
+                }
+                DiffLine::Removed(text) => {
+                    rows.push(row(RowKind::Removed, Some(old), None, text));
+                    old += 1;
+                }
+                DiffLine::Context(text) => {
+                    rows.push(row(RowKind::Context, Some(old), Some(new), text));
+                    old += 1;
+                    new += 1;
+                }
+                DiffLine::Note(text) => rows.push(row(RowKind::Note, None, None, text)),
             }
         }
         let widest = rows

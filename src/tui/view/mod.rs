@@ -8,10 +8,12 @@
 //! whole live area to the approval overlay (`approval`) while a change or a
 //! command waits for the user. Typed reports (`status_report`,
 //! `tools_report`, `skills_report`, `sessions_report`, `mcp_report`, built from
-//! `report`'s pieces) are committed like history cells.
+//! `report`'s pieces) are committed like history cells. `diff_line` reads a
+//! unified diff's lines for the overlay and the transcript alike.
 
 pub mod approval;
 pub mod composer;
+pub mod diff_line;
 pub mod filter_list;
 pub mod live;
 pub mod mcp_report;
