@@ -4,18 +4,18 @@
 //! A repository can start programs through it, so it is never used on its
 //! own: the host offers it once per content and starts its servers only
 //! after the user accepted (the decision lives in the session database).
-//! The file is read without following a symlink, without blocking on a
-//! FIFO and up to [`MAX_BYTES`].
+//! The file is read through the confined-open API ([`Root`]) without
+//! following a symlink, without blocking on a FIFO and up to [`MAX_BYTES`].
 
 use std::collections::BTreeMap;
-use std::io::Read as _;
-use std::os::unix::fs::OpenOptionsExt as _;
+use std::ffi::OsStr;
 use std::path::Path;
 
 use serde::Deserialize;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::McpServerConfig;
+use crate::tool::fs::{RelPath, Root};
 
 /// The file's name, in the working directory.
 pub const PROJECT_FILE: &str = ".mcp.json";
@@ -72,38 +72,39 @@ struct Entry {
     headers: BTreeMap<String, String>,
 }
 
-/// Reads `dir/.mcp.json`: `Ok(None)` when there is none, `Err` with a line
-/// for the user when it cannot be used (not a regular file, too large, not
-/// valid, a server of an unsupported kind).
+/// Reads `dir/.mcp.json` through the confined-open API: `Ok(None)` when
+/// there is none, `Err` with a line for the user when it cannot be used
+/// (not a regular file, a symlink, too large, not valid, a server of an
+/// unsupported kind).
 pub fn read(dir: &Path) -> Result<Option<ProjectServers>, String> {
-    let path = dir.join(PROJECT_FILE);
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(
-            rustix::fs::OFlags::NOFOLLOW.bits() as i32 | rustix::fs::OFlags::NONBLOCK.bits() as i32,
-        )
-        .open(&path);
-    let file = match file {
-        Ok(file) => file,
+    let unreadable = |e: &dyn std::fmt::Display| format!("{PROJECT_FILE} cannot be read: {e}");
+    let root = Root::open(dir).map_err(|e| unreadable(&e))?;
+    let top = root
+        .open_dir(&RelPath::root())
+        .map_err(|e| unreadable(&e))?;
+    let name = OsStr::new(PROJECT_FILE);
+    let mut file = match top.open_file(name) {
+        Ok(Some(file)) => file,
+        Ok(None) => {
+            let what = top
+                .stat_entry(name)
+                .map_or("a special file", |found| found.kind().describe());
+            return Err(format!(
+                "{PROJECT_FILE} is not a regular file: it is {what}"
+            ));
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{PROJECT_FILE} cannot be read: {e}")),
+        Err(e) => return Err(unreadable(&e)),
     };
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("{PROJECT_FILE} cannot be read: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{PROJECT_FILE} is not a regular file"));
-    }
-    if meta.len() > MAX_BYTES {
+    let (bytes, more) = file
+        .read_prefix(MAX_BYTES as usize)
+        .map_err(|e| unreadable(&e))?;
+    if more {
         return Err(format!(
             "{PROJECT_FILE} is larger than {} KiB",
             MAX_BYTES / 1024
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{PROJECT_FILE} cannot be read: {e}"))?;
     parse(&bytes).map(Some)
 }
 
@@ -185,7 +186,7 @@ mod tests {
         let target = dir.path().join("elsewhere.json");
         std::fs::write(&target, br#"{"mcpServers": {}}"#).unwrap();
         std::os::unix::fs::symlink(&target, dir.path().join(PROJECT_FILE)).unwrap();
-        assert!(read(dir.path()).is_err());
+        assert!(read(dir.path()).unwrap_err().contains("a symbolic link"));
 
         let fifo_dir = tempfile::tempdir().unwrap();
         rustix::fs::mknodat(
