@@ -11,7 +11,6 @@ use light_agent::config::Settings;
 use light_agent::mcp::{McpServerConfig, McpServers, ServerState};
 use light_agent::protocol::now_millis;
 use light_agent::tool::ToolRegistry;
-use light_agent::tui::view::format_age;
 use light_agent::tui::{McpServerRow, McpServerState};
 use serde_json::json;
 
@@ -84,14 +83,8 @@ pub async fn list(
         let now = now_millis();
         let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
         for r in &rows {
-            let tools = match r.state {
-                McpServerState::Ready => format!("{} tools", r.tools),
-                _ => "-".to_owned(),
-            };
-            let started = r
-                .started_at
-                .map(|at| format!("started {}", format_age(at, now)))
-                .unwrap_or_else(|| "-".to_owned());
+            let tools = r.tools_text().unwrap_or_else(|| "-".to_owned());
+            let started = r.started_text(now).unwrap_or_else(|| "-".to_owned());
             let error = r
                 .error
                 .as_deref()

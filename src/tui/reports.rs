@@ -169,6 +169,19 @@ pub struct McpServerRow {
     pub started_at: Option<u64>,
 }
 
+impl McpServerRow {
+    /// `N tools` for a ready server, `None` otherwise.
+    pub fn tools_text(&self) -> Option<String> {
+        (self.state == McpServerState::Ready).then(|| format!("{} tools", self.tools))
+    }
+
+    /// `started 2m ago`, relative to `now_ms`; `None` if never started.
+    pub fn started_text(&self, now_ms: u64) -> Option<String> {
+        let at = self.started_at?;
+        Some(format!("started {}", super::view::format_age(at, now_ms)))
+    }
+}
+
 /// A model the picker offers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ModelChoice {

@@ -4,7 +4,6 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::format_age;
 use super::report::{heading, hint, text};
 use crate::tui::bridge::{McpServerRow, McpServerState};
 
@@ -31,14 +30,8 @@ pub fn lines(rows: &[McpServerRow], now_ms: u64, width: u16) -> Vec<Line<'static
             McpServerState::Failed => Color::Red,
             McpServerState::Disabled => Color::DarkGray,
         };
-        let tools = match row.state {
-            McpServerState::Ready => format!("{} tools", row.tools),
-            _ => String::new(),
-        };
-        let started = row
-            .started_at
-            .map(|at| format!("started {}", format_age(at, now_ms)))
-            .unwrap_or_default();
+        let tools = row.tools_text().unwrap_or_default();
+        let started = row.started_text(now_ms).unwrap_or_default();
         out.extend(text(
             vec![
                 Span::styled(
