@@ -5,6 +5,7 @@
 //! byte and the mode, `/diff` shows the session's changes.
 
 use crate::support;
+use crate::tui_e2e::child::agent_command;
 use crate::tui_e2e::pty;
 
 use std::os::unix::fs::PermissionsExt;
@@ -12,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use portable_pty::CommandBuilder;
 use pty::{Key, Pty, WAIT};
 use serde_json::json;
-use support::child_env::{PROVIDER_VARS, Workspace};
+use support::child_env::Workspace;
 use support::{MockModel, OpenAiStream, Reply};
 
 const MAIN: &str = "fn main() {\n    println!(\"hello\");\n}\n";
@@ -29,19 +30,10 @@ fn edit(id: &str, from: &str, to: &str) -> Reply {
         .into_reply()
 }
 
+/// The agent in the TUI's own default permission mode.
 fn command(f: &Workspace, url: &str) -> CommandBuilder {
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_light-agent"));
-    cmd.cwd(&f.repo);
-    cmd.env("LIGHT_AGENT_HOME", &f.home);
-    cmd.env("TERM", "xterm-256color");
-    for var in PROVIDER_VARS.into_iter().chain([
-        "LIGHT_AGENT_TEST_PANIC",
-        "NO_COLOR",
-        "LIGHT_AGENT_PERMISSIONS",
-    ]) {
-        cmd.env_remove(var);
-    }
-    cmd.args(["--base-url", url, "--model", "mock-model"]);
+    let mut cmd = agent_command(f, Some(url));
+    cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
     cmd
 }
 

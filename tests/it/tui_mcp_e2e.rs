@@ -6,6 +6,7 @@
 //! once and its servers start after `/mcp accept`, remembered.
 
 use crate::support;
+use crate::tui_e2e::child::agent_command;
 use crate::tui_e2e::pty;
 
 use std::os::unix::fs::PermissionsExt;
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 use portable_pty::CommandBuilder;
 use pty::{Key, Pty, WAIT};
 use serde_json::json;
-use support::child_env::{PROVIDER_VARS, Workspace};
+use support::child_env::Workspace;
 use support::mcp_server::{MODE_ENV, project_file};
 use support::{MockModel, OpenAiStream, Reply};
 
@@ -38,19 +39,11 @@ fn launcher(path: &Path) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// The agent in a new session, in the TUI's own default permission mode.
 fn command(f: &Workspace, url: &str) -> CommandBuilder {
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_light-agent"));
-    cmd.cwd(&f.repo);
-    cmd.env("LIGHT_AGENT_HOME", &f.home);
-    cmd.env("TERM", "xterm-256color");
-    for var in PROVIDER_VARS.into_iter().chain([
-        "LIGHT_AGENT_TEST_PANIC",
-        "NO_COLOR",
-        "LIGHT_AGENT_PERMISSIONS",
-    ]) {
-        cmd.env_remove(var);
-    }
-    cmd.args(["--new", "--base-url", url, "--model", "mock-model"]);
+    let mut cmd = agent_command(f, Some(url));
+    cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
+    cmd.arg("--new");
     cmd
 }
 

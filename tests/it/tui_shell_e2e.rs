@@ -5,24 +5,19 @@
 //! leaves no process.
 
 use crate::support;
+use crate::tui_e2e::child::agent_command;
 use crate::tui_e2e::pty;
 
 use portable_pty::CommandBuilder;
 use pty::{Key, Pty, WAIT, all_text};
-use support::child_env::{PROVIDER_VARS, Workspace};
+use support::child_env::Workspace;
 use support::shell_harness::unique_sleep;
 use support::{MockModel, Reply};
 
 fn agent(f: &Workspace, url: &str) -> CommandBuilder {
     std::fs::create_dir_all(&f.home).unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_light-agent"));
-    cmd.cwd(&f.repo);
-    cmd.env("LIGHT_AGENT_HOME", &f.home);
-    cmd.env("TERM", "xterm-256color");
-    for var in PROVIDER_VARS {
-        cmd.env_remove(var);
-    }
-    cmd.args(["--new", "--base-url", url, "--model", "mock-model"]);
+    let mut cmd = agent_command(f, Some(url));
+    cmd.arg("--new");
     cmd
 }
 
