@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 use support::child_env::{Workspace, run, scrub};
-use support::mcp_server::{MODE_ENV, accept_project_file, project_file};
+use support::mcp_server::{accept_project_file, project_file, server_toml};
 use support::{MockModel, OpenAiStream, Reply};
 
 fn text(bytes: &[u8]) -> String {
@@ -20,17 +20,10 @@ fn text(bytes: &[u8]) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn exec_calls_a_server_tool_and_keeps_its_stderr_off_the_screen() {
     let f = Workspace::new("fn main() {}\n");
-    let exe = std::env::current_exe().unwrap();
-    let server = |mode: &str, extra: &str| {
-        format!(
-            "command = {exe:?}\nargs = [\"mcp::server_role\", \"--exact\", \"--ignored\"]\nenv = {{ {MODE_ENV} = \"{mode}\" }}\n{extra}\n",
-            exe = exe.display().to_string(),
-        )
-    };
     let toml = format!(
         "[mcp_servers.good]\n{}\n[mcp_servers.quiet]\n{}",
-        server("flood", ""),
-        server("silent", "startup_timeout_sec = 1"),
+        server_toml("flood", ""),
+        server_toml("silent", "startup_timeout_sec = 1"),
     );
     std::fs::create_dir_all(&f.home).unwrap();
     std::fs::write(f.home.join("config.toml"), toml).unwrap();

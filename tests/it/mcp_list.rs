@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 use support::bounded;
 use support::child_env::{Workspace, run, scrub};
-use support::mcp_server::{MODE_ENV, accept_project_file, project_file};
+use support::mcp_server::{accept_project_file, project_file, server_toml};
 
 /// A workspace whose config has four servers: `good` (the in-repo test
 /// server, seven tools, one filtered out), `quiet` (never answers
@@ -17,18 +17,11 @@ use support::mcp_server::{MODE_ENV, accept_project_file, project_file};
 /// (disabled).
 fn workspace() -> Workspace {
     let f = Workspace::new("fn main() {}\n");
-    let exe = std::env::current_exe().unwrap();
-    let server = |mode: &str, extra: &str| {
-        format!(
-            "command = {exe:?}\nargs = [\"mcp::server_role\", \"--exact\", \"--ignored\"]\nenv = {{ {MODE_ENV} = \"{mode}\" }}\n{extra}\n",
-            exe = exe.display().to_string(),
-        )
-    };
     let toml = format!(
         "[mcp_servers.good]\n{}\n[mcp_servers.quiet]\n{}\n[mcp_servers.missing]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp_servers.off]\n{}",
-        server("normal", "disabled_tools = [\"hidden\"]"),
-        server("silent", "startup_timeout_sec = 1"),
-        server("normal", "enabled = false"),
+        server_toml("normal", "disabled_tools = [\"hidden\"]"),
+        server_toml("silent", "startup_timeout_sec = 1"),
+        server_toml("normal", "enabled = false"),
     );
     std::fs::create_dir_all(&f.home).unwrap();
     std::fs::write(f.home.join("config.toml"), toml).unwrap();

@@ -22,6 +22,16 @@ pub const MODE_ENV: &str = "MCP_TEST_MODE";
 /// its `slow` call is cancelled (and `<file>.started` when it begins).
 pub const MARKER_ENV: &str = "MCP_TEST_MARKER";
 
+/// The body of a `[mcp_servers.NAME]` table running this test binary as
+/// the test server in `mode`, followed by `extra` lines.
+pub fn server_toml(mode: &str, extra: &str) -> String {
+    let exe = std::env::current_exe().unwrap();
+    format!(
+        "command = {exe:?}\nargs = [\"mcp::server_role\", \"--exact\", \"--ignored\"]\nenv = {{ {MODE_ENV} = \"{mode}\" }}\n{extra}\n",
+        exe = exe.display().to_string(),
+    )
+}
+
 /// A project's `.mcp.json` with one server, `proj`: this test binary as
 /// the test server in `normal` mode.
 pub fn project_file() -> String {
