@@ -5,15 +5,10 @@
 use std::fs;
 use std::path::Path;
 
+use crate::support::write;
 use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry, builtin};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-
-fn write(root: &Path, path: &str, content: impl AsRef<[u8]>) {
-    let path = root.join(path);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, content).unwrap();
-}
 
 fn fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

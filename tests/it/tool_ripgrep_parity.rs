@@ -10,6 +10,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use crate::support::write;
 use light_agent::tool::{ToolContext, ToolRegistry, builtin};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -20,25 +21,19 @@ const TOP: [&str; 6] = ["Alpha", "beta", "Gamma", "delta", "eps_1", "eps-2"];
 const SUB: [&str; 4] = ["Core", "io", "Util", "x"];
 const FILES: [&str; 5] = ["A.rs", "b.rs", "C.txt", "d.md", "e_f.rs"];
 
-fn write(root: &Path, path: &str, content: &str) {
-    let path = root.join(path);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, content).unwrap();
-}
-
 /// 120 listed files, each with [`COMMON`] on line 3 (and on line 7 of every
 /// other one), [`RARE`] in three; plus files every walker must leave out.
 fn generated_tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     fs::create_dir_all(root.join(".git")).unwrap();
-    write(root, ".git/config", &format!("{COMMON} {RARE}\n"));
+    write(root, ".git/config", format!("{COMMON} {RARE}\n"));
     write(root, ".gitignore", "*.log\nbuild/\n");
     write(root, "beta/io/.gitignore", "secret.txt\n");
-    write(root, "beta/io/secret.txt", &format!("{COMMON} {RARE}\n"));
-    write(root, "build/out.rs", &format!("{COMMON} {RARE}\n"));
-    write(root, "Gamma/run.log", &format!("{COMMON} {RARE}\n"));
-    write(root, ".cache/c.txt", &format!("{COMMON} {RARE}\n"));
+    write(root, "beta/io/secret.txt", format!("{COMMON} {RARE}\n"));
+    write(root, "build/out.rs", format!("{COMMON} {RARE}\n"));
+    write(root, "Gamma/run.log", format!("{COMMON} {RARE}\n"));
+    write(root, ".cache/c.txt", format!("{COMMON} {RARE}\n"));
     let mut n = 0;
     for top in TOP {
         for sub in SUB {

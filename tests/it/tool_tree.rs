@@ -4,15 +4,10 @@
 use std::fs;
 use std::path::Path;
 
+use crate::support::write;
 use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry, builtin};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-
-fn write(root: &Path, path: &str, content: &str) {
-    let path = root.join(path);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, content).unwrap();
-}
 
 /// A project with ignored, hidden and git-internal files (not a git repo).
 fn fixture() -> tempfile::TempDir {

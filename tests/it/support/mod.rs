@@ -13,6 +13,7 @@
 //! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
 //! - [`mcp_server`]: the in-repo MCP test server (rmcp server side).
+//! - [`write`]: a file beneath a test tree, its folders made.
 #![allow(dead_code, unused_imports)]
 
 pub mod adaptor_calls;
@@ -31,3 +32,10 @@ pub mod vendors;
 pub use mock_model::{MockModel, RecordedRequest, Reply};
 pub use streams::{AnthropicStream, OpenAiStream};
 pub use vendor_streams::{GeminiStream, ResponsesStream};
+
+/// Writes `content` to `root/path`, making the folders on the way.
+pub fn write(root: &std::path::Path, path: &str, content: impl AsRef<[u8]>) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
