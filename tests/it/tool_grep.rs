@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::write;
+use crate::support::{grep_hits, write};
 use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry, builtin};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -50,18 +50,6 @@ async fn grep(root: &Path, args: Value) -> ToolOutput {
     registry.execute("grep", args, ctx).await
 }
 
-/// `(path, line)` of every match listed.
-fn hits(content: &str) -> Vec<(String, u64)> {
-    content
-        .lines()
-        .filter_map(|l| l.strip_prefix("- "))
-        .filter_map(|l| {
-            let (path, line) = l.rsplit_once(':')?;
-            Some((path.to_owned(), line.parse().ok()?))
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn finds_literal_matches_in_the_documented_layout() {
     let dir = fixture();
@@ -99,7 +87,7 @@ async fn several_strings_merge_and_a_line_matching_two_appears_once() {
     .await;
     assert!(!out.is_error, "{}", out.content);
     assert_eq!(
-        hits(&out.content),
+        grep_hits(&out.content),
         [
             ("src/app.rs".to_owned(), 1),
             ("src/lib/deep.rs".into(), 1),
@@ -148,7 +136,7 @@ async fn scope_restricts_the_search_and_must_be_a_directory() {
     assert!(!out.is_error, "{}", out.content);
     assert!(out.content.contains("Scope: `src/lib`"), "{}", out.content);
     assert!(
-        hits(&out.content)
+        grep_hits(&out.content)
             .iter()
             .all(|(p, _)| p.starts_with("src/lib/")),
         "{}",
@@ -218,7 +206,7 @@ async fn catch_all_and_path_like_strings_are_refused() {
         "{}",
         out.content
     );
-    assert_eq!(hits(&out.content), [("src/app.rs".to_owned(), 2)]);
+    assert_eq!(grep_hits(&out.content), [("src/app.rs".to_owned(), 2)]);
 }
 
 #[tokio::test]
@@ -268,7 +256,7 @@ async fn output_is_sorted_capped_at_100_and_deterministic() {
     }
     let first = grep(dir.path(), json!({"search_strs": ["needle"]})).await;
     assert!(!first.is_error);
-    let found = hits(&first.content);
+    let found = grep_hits(&first.content);
     assert_eq!(found.len(), 100);
     let mut sorted = found.clone();
     sorted.sort();
@@ -306,7 +294,7 @@ async fn one_file_with_many_matches_is_capped_too() {
     let body: String = (1..=250).map(|l| format!("needle {l}\n")).collect();
     write(dir.path(), "big.txt", body);
     let out = grep(dir.path(), json!({"search_strs": ["needle"]})).await;
-    let found = hits(&out.content);
+    let found = grep_hits(&out.content);
     assert_eq!(found.len(), 100);
     assert_eq!(found.last().unwrap(), &("big.txt".to_owned(), 100));
     assert!(out.content.contains("> truncated"), "{}", out.content);
@@ -342,7 +330,7 @@ async fn an_unreadable_file_is_noted_not_fatal() {
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
     assert!(!out.is_error, "{}", out.content);
     assert!(
-        hits(&out.content).contains(&("a.txt".to_owned(), 1)),
+        grep_hits(&out.content).contains(&("a.txt".to_owned(), 1)),
         "{}",
         out.content
     );
@@ -409,7 +397,7 @@ async fn capped_output_is_the_first_100_matches_of_the_full_sorted_search() {
     all.sort();
     assert!(all.len() > 300);
     let out = grep(dir.path(), json!({"search_strs": ["needle"]})).await;
-    assert_eq!(hits(&out.content), all[..100]);
+    assert_eq!(grep_hits(&out.content), all[..100]);
     assert!(
         out.content.contains("> truncated: only the first 100"),
         "{}",
@@ -417,5 +405,5 @@ async fn capped_output_is_the_first_100_matches_of_the_full_sorted_search() {
     );
 
     let rare = grep(dir.path(), json!({"search_strs": ["after the d0"]})).await;
-    assert_eq!(hits(&rare.content), [("d0.txt".to_owned(), 1)]);
+    assert_eq!(grep_hits(&rare.content), [("d0.txt".to_owned(), 1)]);
 }

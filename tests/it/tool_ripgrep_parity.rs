@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::write;
+use crate::support::{grep_hits, write};
 use light_agent::tool::{ToolContext, ToolRegistry, builtin};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -61,18 +61,6 @@ async fn run_tool(root: &Path, name: &str, args: Value) -> String {
     let out = registry.execute(name, args, ctx).await;
     assert!(!out.is_error, "{}", out.content);
     out.content
-}
-
-/// `(path, line)` of every match a grep result lists.
-fn grep_hits(content: &str) -> Vec<(String, u64)> {
-    content
-        .lines()
-        .filter_map(|l| l.strip_prefix("- "))
-        .filter_map(|l| {
-            let (path, line) = l.rsplit_once(':')?;
-            Some((path.to_owned(), line.parse().ok()?))
-        })
-        .collect()
 }
 
 /// The files of a tree listing, rebuilt from its indentation.

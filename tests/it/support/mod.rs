@@ -13,7 +13,8 @@
 //! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
 //! - [`mcp_server`]: the in-repo MCP test server (rmcp server side).
-//! - [`write`]: a file beneath a test tree, its folders made.
+//! - [`write`]: a file beneath a test tree, its folders made; [`grep_hits`]:
+//!   the matches a grep result lists.
 #![allow(dead_code, unused_imports)]
 
 pub mod adaptor_calls;
@@ -38,4 +39,16 @@ pub fn write(root: &std::path::Path, path: &str, content: impl AsRef<[u8]>) {
     let path = root.join(path);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, content).unwrap();
+}
+
+/// `(path, line)` of every match a `grep` tool result lists.
+pub fn grep_hits(content: &str) -> Vec<(String, u64)> {
+    content
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .filter_map(|l| {
+            let (path, line) = l.rsplit_once(':')?;
+            Some((path.to_owned(), line.parse().ok()?))
+        })
+        .collect()
 }
