@@ -201,6 +201,8 @@ async fn run_interactive(
         settings,
         model_missing,
         choice,
+        session: None,
+        offer_project_files: true,
         env: std::env::vars_os().collect(),
         default_mode: light_agent::permission::Mode::Ask,
         approvals: true,
@@ -350,16 +352,22 @@ async fn run_exec(
         Resolution::Ready(settings) => settings,
         Resolution::NoModel { message, .. } => return Err(UsageError(message.clone()).into()),
     };
-    let prompt = if args.prompt == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("reading the prompt from stdin")?;
-        text
-    } else {
-        args.prompt
+    let format = match (args.input_format.is_some(), args.json) {
+        (true, _) => cli::exec::Format::StreamJson,
+        (false, true) => cli::exec::Format::Json,
+        (false, false) => cli::exec::Format::Text,
     };
-    if prompt.trim().is_empty() {
+    let prompt = match args.prompt {
+        Some(prompt) if prompt == "-" => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("reading the prompt from stdin")?;
+            Some(text)
+        }
+        other => other,
+    };
+    if prompt.as_ref().is_some_and(|p| p.trim().is_empty()) {
         return Err(UsageError("the prompt is empty".into()).into());
     }
     let choice = match (args.resume, args.continue_latest) {
@@ -367,7 +375,8 @@ async fn run_exec(
         (None, true) => SessionChoice::Latest,
         (None, false) => SessionChoice::New,
     };
-    let adaptor = build::adaptor(settings).map_err(|e| UsageError(format!("{e:#}")))?;
+    // A model that cannot be built is a usage error, before any session opens.
+    build::adaptor(settings).map_err(|e| UsageError(format!("{e:#}")))?;
     let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
         format!(
             "opening the session database {}",
@@ -377,50 +386,34 @@ async fn run_exec(
     let choice = build::check_choice(&manager, cwd, choice, build::FreshHint::Exec)
         .await
         .map_err(|e| UsageError(format!("{e:#}")))?;
-    let (session, resumed) = build::open_session(
+    let title = prompt.as_deref().map(build::title_of);
+    let (session, _) = build::open_session(
         &manager,
         cwd,
         &choice,
-        Some(build::title_of(&prompt)),
+        title.clone(),
         build::FreshHint::Exec,
     )
     .await?;
-    let gate = build::Gate {
+    let config = light_agent::host::HostConfig {
+        cwd: cwd.to_path_buf(),
+        paths: setup.paths.clone(),
+        settings: settings.clone(),
+        model_missing: None,
+        choice,
+        session: Some(session),
+        offer_project_files: false,
+        env: std::env::vars_os().collect(),
         default_mode: Mode::ReadOnly,
-        approver: None,
+        // Only a stream-json driver can answer approval requests.
+        approvals: format == cli::exec::Format::StreamJson,
+        fresh_hint: build::FreshHint::Exec,
+        mcp_wait: light_agent::host::McpWait::Settled,
+        title,
     };
-    let (agent, warnings) = build::agent(
-        cwd,
-        &setup.paths,
-        settings,
-        adaptor,
-        Some(session.clone()),
-        &gate,
-    )?;
-    for warning in warnings {
-        output::eprintln(&format!("warning: {warning}"));
-    }
-    let full = agent.permits().mode() == light_agent::permission::Mode::Full;
-    let shell = build::shell(
-        &setup.paths,
-        settings,
-        &std::env::vars_os().collect::<Vec<_>>(),
-        full,
-    );
-    build::register_shell(&agent, &shell)?;
-    if resumed {
-        agent.load_session().await?;
-    }
-    let format = if args.json {
-        cli::exec::Format::Json
-    } else {
-        cli::exec::Format::Text
-    };
-    let project_servers = light_agent::host::project_mcp::accepted_servers(&manager, cwd, |line| {
-        output::eprintln(&format!("warning: {line}"));
-    })
-    .await;
-    let exit = cli::exec::run(agent, prompt, format, cwd, settings, &project_servers).await;
-    session.release().await?;
+    let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (host, stopped) = light_agent::host::Host::start(config, manager, events_tx);
+    let exit = cli::exec::run(host, events_rx, prompt, format).await;
+    let _ = stopped.await;
     exit
 }

@@ -179,11 +179,20 @@ pub enum ConfigAction {
 /// Arguments of `exec`.
 #[derive(Debug, Args)]
 pub struct ExecArgs {
-    /// The prompt; `-` reads it from stdin.
-    pub prompt: String,
+    /// The prompt; `-` reads it from stdin. Not taken with
+    /// `--input-format stream-json`, where stdin carries the ops.
+    #[arg(required_unless_present = "input_format")]
+    pub prompt: Option<String>,
     /// Print every event as a JSON line.
     #[arg(long)]
     pub json: bool,
+    /// `stream-json`: read ops from stdin, one JSON object a line
+    /// (`{"type":"prompt","id":"p1","text":"…"}`, `{"type":"interrupt"}`,
+    /// `{"type":"approval","id":"approval-1","decision":"allow"}`, or Claude
+    /// Code's `{"type":"user","message":{…}}`), and print every host event as
+    /// a JSON line; the process ends when stdin closes and the last turn is done.
+    #[arg(long, value_name = "FORMAT", value_parser = ["stream-json"])]
+    pub input_format: Option<String>,
     /// Continue the latest session of this directory.
     #[arg(long = "continue", conflicts_with = "resume")]
     pub continue_latest: bool,

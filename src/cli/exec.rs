@@ -1,166 +1,297 @@
-//! `light-agent exec`: one turn, headless, for scripts.
+//! `light-agent exec`: headless, for scripts — a thin front end on the
+//! library's [`Host`], like the TUI.
 //!
-//! Text mode streams the answer to stdout and one line per tool call and
-//! result to stderr; `--json` prints every event as one JSON line on stdout.
+//! One prompt (the default): text mode streams the answer to stdout and one
+//! line per tool call and result to stderr; `--json` prints every agent
+//! event as one JSON line on stdout. With `--input-format stream-json` stdin
+//! carries ops, one JSON object a line, for a long-lived session; stdout
+//! then carries every host event as a JSON line (agent events as in
+//! `--json`, and `job`, `notice`, `approval_requested`, `prompt_rejected` …
+//! tagged by `type`), and a line that is not an op gets an `error` line.
 //! Exit codes: 0 done, 1 model or runtime error, 130 interrupted.
 
-use std::collections::BTreeMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::Result;
-use light_agent::agent::{Agent, Notice};
-use light_agent::config::Settings;
-use light_agent::mcp::McpServerConfig;
-use light_agent::protocol::{AgentEvent, NoticeLevel, StopCause};
+use light_agent::host::Host;
+use light_agent::protocol::{
+    AgentEvent, HostEvent, JobId, JobUpdate, Notice, NoticeLevel, Op, OpId, StopCause, Submission,
+};
+use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use super::output::{self, OutputError, SafeWriter};
-use super::{Exit, build, truncate};
+use super::{Exit, truncate};
 
 /// How exec prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Answer on stdout, tool lines on stderr.
     Text,
-    /// Every event as a JSON line on stdout.
+    /// Every agent event as a JSON line on stdout.
     Json,
+    /// Ops from stdin, every host event as a JSON line on stdout.
+    StreamJson,
 }
 
-/// Runs one prompt to its end; returns the process exit code. If stdout
-/// cannot be written (closed pipe, full device) the turn is interrupted and
-/// the [`OutputError`] returned.
-///
-/// MCP servers of `settings` (and `project_servers`, a `.mcp.json` the user
-/// accepted) start once the notices are subscribed; the
-/// prompt waits until each is up or failed (at most its
-/// `startup_timeout_sec`): a script gets every tool or a notice, never a
-/// race with a slow start.
+/// The op id of the one prompt of a plain `exec`.
+const PROMPT_OP: &str = "prompt";
+
+/// Runs until the work is done: the one `prompt` (when given) to its end,
+/// or, in stream-json mode, every op stdin sends until it closes and the
+/// last turn ended. Returns the process exit code. If stdout cannot be
+/// written (closed pipe, full device) the turn is interrupted and the
+/// [`OutputError`] returned.
 pub async fn run(
-    agent: Agent,
-    prompt: String,
+    host: Host,
+    mut events: mpsc::UnboundedReceiver<HostEvent>,
+    prompt: Option<String>,
     format: Format,
-    cwd: &Path,
-    settings: &Settings,
-    project_servers: &BTreeMap<String, McpServerConfig>,
 ) -> Result<Exit> {
-    let events = agent.subscribe();
-    let notices = agent.subscribe_notices();
-    let mcp = build::mcp_servers(&agent, cwd, settings);
-    mcp.add(project_servers);
-    mcp.settled(mcp.longest_startup() + build::MCP_GRACE).await;
-    let output_failed = CancellationToken::new();
-    let printer = tokio::spawn(print(events, notices, format, output_failed.clone()));
-    let interrupter = {
-        let agent = agent.clone();
-        tokio::spawn(async move {
-            tokio::select! {
-                signal = tokio::signal::ctrl_c() => if signal.is_ok() {
-                    agent.interrupt("interrupted (SIGINT)");
-                },
-                () = output_failed.cancelled() => agent.interrupt("interrupted: the output cannot be written"),
-            }
-        })
-    };
-    let outcome = agent.prompt(prompt).await;
-    interrupter.abort();
-    drop(agent);
-    drop(mcp);
-    if let Ok(Err(failed)) = printer.await {
-        return Err(failed.into());
+    let mut pending = Pending::default();
+    if let Some(text) = prompt {
+        pending.ops.insert(OpId::new(PROMPT_OP));
+        host.submit(Submission::new(
+            PROMPT_OP,
+            Op::Prompt {
+                text,
+                parts: Vec::new(),
+            },
+        ));
     }
-    let outcome = outcome?;
-    Ok(match outcome.cause {
-        StopCause::Done => Exit::Success,
-        StopCause::User => Exit::Interrupted,
-        StopCause::Llm | StopCause::Runtime => {
-            if format == Format::Text {
-                output::eprintln(&format!("error: {}", outcome.message));
-            }
-            Exit::Failure
-        }
-    })
-}
-
-/// Prints events until the turn's `agent_stop`; on a failed write it fires
-/// `output_failed` and returns the failure.
-async fn print(
-    mut events: mpsc::UnboundedReceiver<AgentEvent>,
-    mut notices: mpsc::UnboundedReceiver<Notice>,
-    format: Format,
-    output_failed: CancellationToken,
-) -> Result<(), OutputError> {
-    let printed = print_until_stop(&mut events, &mut notices, format).await;
-    if printed.is_err() {
-        output_failed.cancel();
+    let (ops_tx, mut ops_rx) = mpsc::unbounded_channel::<Submission>();
+    let mut reading = format == Format::StreamJson;
+    if reading {
+        tokio::spawn(read_ops(ops_tx));
     }
-    printed
-}
-
-async fn print_until_stop(
-    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
-    notices: &mut mpsc::UnboundedReceiver<Notice>,
-    format: Format,
-) -> Result<(), OutputError> {
-    // Everything already queued is written in one go and flushed once: a
-    // flush per delta would cost a write syscall per token.
     let mut stdout = output::stdout();
-    let mut notices_open = true;
+    let mut exit = Exit::Success;
     loop {
+        if !reading && pending.is_empty() {
+            break;
+        }
         tokio::select! {
+            op = ops_rx.recv(), if reading => match op {
+                Some(submission) => {
+                    if matches!(submission.op, Op::Prompt { .. }) {
+                        pending.ops.insert(submission.id.clone());
+                    }
+                    host.submit(submission);
+                }
+                None => reading = false,
+            },
+            signal = tokio::signal::ctrl_c() => if signal.is_ok() {
+                host.submit(Submission::new("", Op::Interrupt));
+            },
             event = events.recv() => {
                 let Some(event) = event else { break };
-                if print_queued(&mut stdout, Some(event), events, format)? {
-                    return Ok(());
+                // Everything already queued is written in one go and flushed
+                // once: a flush per delta would cost a write syscall per token.
+                let mut next = Some(event);
+                while let Some(event) = next {
+                    if let Err(failed) = show(&mut stdout, &event, format) {
+                        host.submit(Submission::new("", Op::Interrupt));
+                        host.submit(Submission::new("", Op::Quit));
+                        return Err(failed.into());
+                    }
+                    if let Some(ended) = pending.follow(&event) {
+                        exit = ended;
+                    }
+                    next = events.try_recv().ok();
                 }
+                stdout.flush()?;
             }
-            notice = notices.recv(), if notices_open => match notice {
-                // Headless runs print results, not live progress.
-                Some(Notice::ToolOutput { .. }) => {}
-                Some(notice) => {
-                    // Events the agent sent before this notice come first.
-                    if print_queued(&mut stdout, None, events, format)? {
-                        return Ok(());
-                    }
-                    if notice == Notice::PartialDropped && format == Format::Text {
-                        // The dropped part stays on its own line.
-                        stdout.text("\n")?;
-                        stdout.flush()?;
-                    }
-                    print_notice(&notice);
-                }
-                None => notices_open = false,
-            },
         }
-    }
-    stdout.flush()
-}
-
-/// Prints `first` and every event already queued, then flushes; true once
-/// the turn's `agent_stop` was printed.
-fn print_queued(
-    stdout: &mut SafeWriter<impl Write>,
-    first: Option<AgentEvent>,
-    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
-    format: Format,
-) -> Result<bool, OutputError> {
-    let mut next = first.or_else(|| events.try_recv().ok());
-    while let Some(event) = next {
-        let stop = matches!(event, AgentEvent::AgentStop { .. });
-        match format {
-            Format::Json => print_json(stdout, &event)?,
-            Format::Text => print_text(stdout, &event)?,
-        }
-        tell_how_to_allow(&event);
-        if stop {
-            stdout.flush()?;
-            return Ok(true);
-        }
-        next = events.try_recv().ok();
     }
     stdout.flush()?;
-    Ok(false)
+    // The caller awaits the host's end: it flushes and marks the session idle.
+    host.submit(Submission::new("", Op::Quit));
+    Ok(exit)
+}
+
+/// The prompts sent and not yet ended, by op id, with the job each became.
+#[derive(Default)]
+struct Pending {
+    ops: HashSet<OpId>,
+    jobs: HashMap<JobId, OpId>,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Follows `event`; returns how a prompt it ends ended.
+    fn follow(&mut self, event: &HostEvent) -> Option<Exit> {
+        match event {
+            HostEvent::Job {
+                op: Some(op),
+                update: JobUpdate::Queued { id, .. },
+            } => {
+                self.jobs.insert(*id, op.clone());
+                None
+            }
+            HostEvent::Job {
+                op: Some(op),
+                update: JobUpdate::Ended { cause, .. },
+            } if self.ops.remove(op) => Some(match cause {
+                StopCause::Done => Exit::Success,
+                StopCause::User => Exit::Interrupted,
+                StopCause::Llm | StopCause::Runtime => Exit::Failure,
+            }),
+            HostEvent::PromptRejected { op, .. } if self.ops.remove(op) => Some(Exit::Failure),
+            HostEvent::Job {
+                update: JobUpdate::Withdrawn { prompts },
+                ..
+            } => {
+                // Taken back by an interrupt: they never run.
+                let mut ours = false;
+                for prompt in prompts {
+                    if let Some(op) = self.jobs.remove(&prompt.id) {
+                        ours |= self.ops.remove(&op);
+                    }
+                }
+                ours.then_some(Exit::Interrupted)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Writes one host event as the format wants.
+fn show(
+    stdout: &mut SafeWriter<impl Write>,
+    event: &HostEvent,
+    format: Format,
+) -> Result<(), OutputError> {
+    match (format, event) {
+        (Format::StreamJson, HostEvent::Agent { event }) => print_json(stdout, event),
+        (Format::StreamJson, event) => match serde_json::to_string(event) {
+            Ok(line) => stdout.json_line(&line),
+            Err(_) => Ok(()),
+        },
+        (_, HostEvent::Agent { event }) => {
+            match format {
+                Format::Json => print_json(stdout, event)?,
+                _ => print_text(stdout, event)?,
+            }
+            tell_how_to_allow(event);
+            Ok(())
+        }
+        (_, HostEvent::Notice { notice }) => {
+            if *notice == Notice::PartialDropped && format == Format::Text {
+                // The dropped part stays on its own line.
+                stdout.text("\n")?;
+            }
+            stdout.flush()?;
+            print_notice(notice);
+            Ok(())
+        }
+        (_, HostEvent::PromptRejected { reason, .. }) => {
+            output::eprintln(&format!("error: {reason}"));
+            Ok(())
+        }
+        (
+            Format::Text,
+            HostEvent::Job {
+                update:
+                    JobUpdate::Ended {
+                        cause: StopCause::Llm | StopCause::Runtime,
+                        message,
+                        ..
+                    },
+                ..
+            },
+        ) => {
+            stdout.flush()?;
+            output::eprintln(&format!("error: {message}"));
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Reads ops from stdin, one JSON object a line, until it closes. A line
+/// that is not an op gets an `error` line on stdout and is skipped.
+async fn read_ops(ops: mpsc::UnboundedSender<Submission>) {
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut number = 0u64;
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => return,
+            Err(e) => {
+                report_bad_line(number + 1, &format!("stdin cannot be read: {e}"));
+                return;
+            }
+        };
+        number += 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_op(&line, number) {
+            Ok(submission) => {
+                if ops.send(submission).is_err() {
+                    return;
+                }
+            }
+            Err(why) => report_bad_line(number, &why),
+        }
+    }
+}
+
+fn report_bad_line(number: u64, why: &str) {
+    let line = serde_json::json!({"type": "error", "line": number, "message": why});
+    let mut out = output::stdout();
+    let _ = out.json_line(&line.to_string());
+    let _ = out.flush();
+}
+
+/// One stdin line as a submission: the protocol's own form, or Claude
+/// Code's `{"type":"user","message":{"role":"user","content":…}}` as a
+/// prompt. An op without an id gets `line-N`.
+fn parse_op(line: &str, number: u64) -> Result<Submission, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let mut submission = if value.get("type").and_then(|t| t.as_str()) == Some("user") {
+        let content = value
+            .pointer("/message/content")
+            .ok_or("a `user` line needs message.content")?;
+        Submission::new(
+            "",
+            Op::Prompt {
+                text: user_content_text(content)?,
+                parts: Vec::new(),
+            },
+        )
+    } else {
+        serde_json::from_value::<Submission>(value).map_err(|e| format!("not an op: {e}"))?
+    };
+    if submission.id.0.is_empty() {
+        submission.id = OpId(format!("line-{number}"));
+    }
+    Ok(submission)
+}
+
+/// The text of a user message's content: a string, or the text blocks of
+/// an array of content blocks.
+fn user_content_text(content: &serde_json::Value) -> Result<String, String> {
+    if let Some(text) = content.as_str() {
+        return Ok(text.to_string());
+    }
+    let blocks = content
+        .as_array()
+        .ok_or("message.content must be a string or an array of blocks")?;
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+        .collect();
+    if texts.is_empty() {
+        return Err("message.content has no text block".into());
+    }
+    Ok(texts.join("\n\n"))
 }
 
 fn print_notice(notice: &Notice) {

@@ -186,6 +186,7 @@ impl Actor {
         }
         self.status();
         self.put_agent();
+        self.join_project_mcp().await;
         self.send_tokens().await;
     }
 
@@ -283,7 +284,7 @@ impl Actor {
                     shared.send(HostEvent::Models { models });
                 });
             }
-            Op::SetModel { choice } => self.set_model(choice)?,
+            Op::SetModel { choice } => self.set_model(choice).await?,
             Op::SetTitle { title } => {
                 if !self.session.set_draft_title(&title) {
                     self.manager.set_title(self.session.id(), &title).await?;
@@ -381,7 +382,7 @@ impl Actor {
         self.status();
     }
 
-    fn set_model(&mut self, choice: ModelChoice) -> Result<(), HostError> {
+    async fn set_model(&mut self, choice: ModelChoice) -> Result<(), HostError> {
         let settings = super::reports::settings_for(&self.config.settings, &choice);
         let adaptor = build::adaptor(&settings)?;
         if let Some(agent) = self.agent() {
@@ -400,6 +401,7 @@ impl Actor {
         if !matches!(self.slot, Slot::Ready(_)) {
             // The first usable model: the session gets its agent now.
             self.put_agent();
+            self.join_project_mcp().await;
         }
         self.status();
         Ok(())
@@ -464,7 +466,6 @@ impl Actor {
             jobs,
             mcp,
         }));
-        self.join_project_mcp();
     }
 
     async fn export(&self, path: Option<String>) -> Result<(), HostError> {

@@ -46,7 +46,7 @@ use crate::agent::Agent;
 use crate::config::{Paths, Settings};
 use crate::permission::Mode;
 use crate::protocol::{HostEvent, NoticeLevel, Op, Submission};
-use crate::session::SessionManager;
+use crate::session::{AgentSession, SessionManager};
 
 pub use build::SessionChoice;
 pub use error::HostError;
@@ -64,6 +64,14 @@ pub struct HostConfig {
     pub model_missing: Option<String>,
     /// Which session to open (an id already resolved and checked).
     pub choice: SessionChoice,
+    /// A session the caller already opened and claimed (`choice` is then
+    /// not used): a front end that must refuse a busy session before it
+    /// starts, as `exec` does.
+    pub session: Option<AgentSession>,
+    /// Whether an undecided project file (`.mcp.json`) is offered to the
+    /// user (the TUI); otherwise only an accepted one is used and the
+    /// front end is told why another is not.
+    pub offer_project_files: bool,
     /// The process environment (commands start from it, secrets removed).
     pub env: Vec<(OsString, OsString)>,
     /// The permission mode when no flag, variable or file sets one.

@@ -1,6 +1,6 @@
-//! The bridge's side of a project's `.mcp.json`: its accepted servers join
-//! each agent's, an undecided file is offered once, `/mcp accept` and
-//! `/mcp decline` decide.
+//! The host's side of a project's `.mcp.json`: its accepted servers join
+//! each agent's, an undecided file is offered once (where the front end
+//! offers), `/mcp accept` and `/mcp decline` decide.
 
 use crate::mcp::project::{self, PROJECT_FILE};
 use crate::protocol::NoticeLevel;
@@ -9,34 +9,36 @@ use super::actor::Actor;
 use super::project_mcp::{self, Standing};
 
 impl Actor {
-    /// In the background: adds the servers of an accepted `.mcp.json` to the
-    /// current agent's and offers an undecided one (once: the offer counts as
-    /// declined until `/mcp accept`).
-    pub(super) fn join_project_mcp(&self) {
-        let Some(mcp) = self.mcp().cloned() else {
+    /// Adds the servers of an accepted `.mcp.json` to the current agent's
+    /// (they start in the background). An undecided one is offered once
+    /// where the front end offers (the offer counts as declined until
+    /// `/mcp accept`), else the front end is told why it is not used.
+    pub(super) async fn join_project_mcp(&self) {
+        let Some(mcp) = self.mcp() else {
             return;
         };
-        let (manager, cwd, shared) = (
-            self.manager.clone(),
-            self.config.cwd.clone(),
-            self.shared.clone(),
-        );
-        tokio::spawn(async move {
-            let notice = |level, text: String| shared.notice(level, text);
-            match project_mcp::standing(&manager, &cwd).await {
-                Standing::Accepted(servers) => {
-                    mcp.add(&servers.servers);
-                }
-                Standing::Undecided(servers) => {
-                    notice(NoticeLevel::Info, project_mcp::offer(&servers));
-                    if let Err(e) = project_mcp::decide(&manager, &cwd, &servers, false).await {
-                        notice(NoticeLevel::Warn, e);
-                    }
-                }
-                Standing::Unusable(why) => notice(NoticeLevel::Warn, why),
-                _ => {}
+        let (manager, cwd) = (&self.manager, &self.config.cwd);
+        if !self.config.offer_project_files {
+            let servers = project_mcp::accepted_servers(manager, cwd, |line| {
+                self.notice(NoticeLevel::Warn, line);
+            })
+            .await;
+            mcp.add(&servers);
+            return;
+        }
+        match project_mcp::standing(manager, cwd).await {
+            Standing::Accepted(servers) => {
+                mcp.add(&servers.servers);
             }
-        });
+            Standing::Undecided(servers) => {
+                self.notice(NoticeLevel::Info, project_mcp::offer(&servers));
+                if let Err(e) = project_mcp::decide(manager, cwd, &servers, false).await {
+                    self.notice(NoticeLevel::Warn, e);
+                }
+            }
+            Standing::Unusable(why) => self.notice(NoticeLevel::Warn, why),
+            _ => {}
+        }
     }
 
     /// `/mcp accept` or `/mcp decline`: remembers the choice for the file as

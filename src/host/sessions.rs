@@ -26,6 +26,9 @@ pub(super) async fn start_session(
     manager: &SessionManager,
     config: &HostConfig,
 ) -> Result<(AgentSession, Option<String>)> {
+    if let Some(session) = &config.session {
+        return Ok((session.clone(), None));
+    }
     let opened = build::open_session(
         manager,
         &config.cwd,

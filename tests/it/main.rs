@@ -30,6 +30,7 @@ mod examples;
 mod exec_cli;
 mod exec_permissions;
 mod exec_providers;
+mod exec_stream_json;
 mod fs_hostile_project;
 mod fs_swap_races;
 mod hostile_output;
