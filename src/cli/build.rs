@@ -7,17 +7,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
-use light_agent::agent::{Agent, AgentConfig, LoopConfig};
+use light_agent::agent::{Agent, AgentConfig, LoopConfig, RecallSearchTool, RecallTool};
 use light_agent::ai::{
     Adaptor, AnthropicAdaptor, GeminiAdaptor, HttpOptions, OpenAiAdaptor, ResponsesAdaptor,
     RetryPolicy,
 };
 use light_agent::config::{Paths, ProviderKind, Settings};
-use light_agent::context::{ContextConfig, PromptSection, project, skills};
+use light_agent::context::{
+    ContextBuilder, ContextConfig, Environment, PromptSection, estimate, project, skills,
+};
 use light_agent::mcp::McpServers;
 use light_agent::permission::{Approver, Mode, Permits, Policy};
 use light_agent::sandbox::{SandboxMode, SandboxPolicy};
 use light_agent::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
+use light_agent::tool::ToolRegistry;
 use light_agent::tool::builtin::shell::{SecretFilter, Shell, ShellConfig};
 use light_agent::tool::builtin::{self, EditFormat};
 
@@ -141,37 +144,55 @@ pub async fn open_session(
     Ok((session, resumed))
 }
 
-/// The context configuration for `cwd`: the built-in tools' guide,
-/// AGENTS.md and skills. Warnings (skipped AGENTS.md files and skills) are
-/// returned for the host to show.
+/// The context configuration for `cwd`: a section for each tool family
+/// (sent while its tools are offered), AGENTS.md (or CLAUDE.md, GEMINI.md),
+/// skills and the environment. Warnings (skipped instruction files and
+/// skills) are returned for the host to show.
 pub fn context_config(
     cwd: &Path,
     paths: &Paths,
     settings: &Settings,
-    writing: Option<EditFormat>,
 ) -> (ContextConfig, Vec<String>) {
     let (instructions, mut warnings) = project::load_agents_md(cwd);
     let (skills, skill_warnings) = skills::discover(cwd, Some(&paths.skills_dir));
     warnings.extend(skill_warnings);
-    let mut prompts = vec![PromptSection::new(
-        builtin::TOOL_PROMPTS_NAME,
-        builtin::tool_prompts(),
-    )];
-    if let Some(format) = writing {
-        prompts.push(PromptSection::new(
-            builtin::WRITING_PROMPTS_NAME,
-            builtin::writing_prompts(format),
-        ));
-    }
+    let mut prompts: Vec<PromptSection> = builtin::tool_prompt_sections()
+        .iter()
+        .map(|p| PromptSection::for_tools(p.name, p.text, p.tools.iter().copied()))
+        .collect();
+    prompts.push(PromptSection::for_tools(
+        "mcp_tools",
+        light_agent::mcp::PROMPT,
+        [format!("{}*", light_agent::mcp::TOOL_PREFIX)],
+    ));
     let config = ContextConfig {
         prompts,
         project_instructions: instructions,
         skills,
+        environment: Some(Environment::gather(cwd)),
         strategy: settings.context_strategy,
         context_window: settings.context_window,
         compact_at: settings.compact_at,
     };
     (config, warnings)
+}
+
+/// Estimated tokens of what every request of a session in `cwd` carries
+/// before any message when every built-in tool is offered (writing tools of
+/// the model's format, shell, recall): the system prompt and the tool
+/// definitions. `config show` prints it; the budget is 2 000.
+pub fn prompt_tokens(cwd: &Path, paths: &Paths, settings: &Settings) -> Result<u64> {
+    let (context, _) = context_config(cwd, paths, settings);
+    let registry = ToolRegistry::new();
+    let recall = RecallTool::new(None);
+    registry.register(recall.clone())?;
+    registry.register(RecallSearchTool::new(recall))?;
+    builtin::register_all(&registry)?;
+    builtin::register_writing(&registry, edit_format(settings))?;
+    builtin::shell::register(&registry, &Shell::new(ShellConfig::default()))?;
+    let specs = registry.specs();
+    let prompt = ContextBuilder::new(context).system_prompt(&specs);
+    Ok(estimate::fixed_tokens(&prompt, &specs))
 }
 
 /// How a host decides gated calls: its default mode (used when no flag,
@@ -212,7 +233,7 @@ pub fn agent(
 ) -> Result<(Agent, Vec<String>)> {
     let mode = gate.mode(settings);
     let writing = mode.offers_writes().then(|| edit_format(settings));
-    let (context, warnings) = context_config(cwd, paths, settings, writing);
+    let (context, warnings) = context_config(cwd, paths, settings);
     let agent = Agent::new(AgentConfig {
         cwd: cwd.to_path_buf(),
         session,

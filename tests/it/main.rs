@@ -47,6 +47,7 @@ mod session_tail;
 mod shell_process;
 mod shell_sandbox;
 mod shutdown_bounds;
+mod system_prompt;
 mod tool_cancel;
 mod tool_cli;
 mod tool_grep;
