@@ -14,6 +14,10 @@ use serde_json::json;
 use support::child_env::{Workspace, run, scrub};
 use support::{MockModel, OpenAiStream, Reply};
 
+/// The tokens system prompt and tool definitions may take with every
+/// built-in tool offered.
+const BUDGET: u64 = 2_000;
+
 fn command(f: &Workspace, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
     cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
@@ -182,4 +186,27 @@ fn a_100_000_file_tree_keeps_the_project_map_within_its_bound() {
         map.contains("files)") || map.contains("more entries"),
         "elided with counts: {map}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_every_built_in_tool_the_prompt_and_schemas_fit_the_budget() {
+    let f = Workspace::new("fn main() {}\n");
+    dirty_repo(&f);
+    for model in ["mock-model", "gpt-5"] {
+        let out = run(command(
+            &f,
+            &["--model", model, "--permissions", "auto", "config", "show"],
+        ))
+        .await;
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let shown = text(&out.stdout);
+        let tokens: u64 = shown
+            .lines()
+            .find_map(|l| l.strip_prefix("base_tokens = "))
+            .unwrap_or_else(|| panic!("no base_tokens in {shown}"))
+            .parse()
+            .unwrap();
+        println!("system prompt + every built-in tool's schema ({model}): {tokens} tokens");
+        assert!(tokens <= BUDGET, "{model}: {tokens} tokens over {BUDGET}");
+    }
 }

@@ -15,12 +15,12 @@ use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "apply_patch";
 
-const DESCRIPTION: &str = "Changes files with a patch in the `*** Begin Patch` format: `*** Add File: path` (lines prefixed +), `*** Delete File: path`, `*** Update File: path` (optionally `*** Move to: new path`) with hunks starting `@@` (optionally followed by a line such as the enclosing function) and lines prefixed ` ` (context), `-` (remove), `+` (add); end with `*** End Patch`. Every hunk must match exactly one place; if any hunk or file fails, nothing is written.";
+const DESCRIPTION: &str = "Change files with one `*** Begin Patch` … `*** End Patch` patch (format in the system prompt). Every hunk must match exactly one place; if any hunk or file fails, nothing is written.";
 
 /// Arguments of `apply_patch`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ApplyPatchArgs {
-    /// The whole patch, from `*** Begin Patch` to `*** End Patch`.
+    /// The whole patch.
     pub patch: String,
 }
 

@@ -10,25 +10,25 @@ use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "edit";
 
-const DESCRIPTION: &str = "Replaces text in one file. Each edit's old_string must appear exactly once in the file as it is now (or set replace_all to change every occurrence); all edits of a call are matched against the original file and must not overlap. Copy old_string from read_file output (the `N | ` prefixes may stay). Returns a numbered excerpt around each change.";
+const DESCRIPTION: &str = "Replace text in one file: each old_string must occur once in the file as it is now (or set replace_all); edits match the original and must not overlap. `N | ` prefixes may stay.";
 
 /// Arguments of `edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditArgs {
-    /// File to change, relative to the working directory.
+    /// File to change.
     pub path: String,
-    /// The replacements, applied together.
+    /// Applied together.
     pub edits: Vec<EditItem>,
 }
 
 /// One replacement.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditItem {
-    /// Exact text to find, with enough surrounding lines to be unique.
+    /// Exact text, unique in the file.
     pub old_string: String,
-    /// The text that replaces it.
+    /// Its replacement.
     pub new_string: String,
-    /// Replace every occurrence instead of exactly one.
+    /// Replace every occurrence.
     #[serde(default)]
     pub replace_all: bool,
 }

@@ -35,26 +35,16 @@ const MAX_LINE_CHARS: usize = 500;
 /// Search strings that would match (nearly) every line.
 const CATCH_ALLS: [&str; 6] = [".", ".*", ".+", "^.*$", "^.+$", "*"];
 
-const DESCRIPTION: &str = "Search the working directory (or one directory in it) for one or more \
-known plain strings; returns file path, line number and the matching line. It is a discovery tool: \
-use it to locate functions, types, variables, events, tool names, error text, config and protocol \
-fields. Strings are matched literally and case-sensitively: no regex, globs, paths or flags (search \
-\"class \" or \"fn main\" to find definitions). It does not browse or read: use tree for structure \
-and read_file once the file is known.
-- [good]: grep({\"search_strs\": [\"ToolCall\"]})
-- [good]: grep({\"search_strs\": [\"tool_result\", \"ToolResult\"], \"scope\": \"src/agent\"})
-- [bad]: grep({\"search_strs\": [\".\"]})  (catch-all)
-- [bad]: grep({\"search_strs\": [\"src/agent\"]})  (a path; use tree)";
+const DESCRIPTION: &str = "Find where literal, case-sensitive strings occur (path:line and the \
+line), e.g. \"fn parse\" or an error text. No regex, globs, paths or flags; not for listing files.";
 
 /// Arguments of `grep`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GrepArgs {
-    /// 1 to 10 plain strings to find, matched literally and case-sensitively
-    /// (e.g. ["fn execute", "ToolOutput"]). Not regex, not paths, not wildcards.
+    /// 1 to 10 literal strings, e.g. ["fn execute", "ToolOutput"].
     #[schemars(length(min = 1, max = 10), inner(length(min = 1)))]
     pub search_strs: Vec<String>,
-    /// Directory to search in, relative to the working directory (default: all of it).
-    /// A directory only; to read a known file use read_file.
+    /// Directory to search (default: all).
     #[serde(default)]
     pub scope: Option<String>,
 }

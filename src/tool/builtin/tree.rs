@@ -25,19 +25,16 @@ const NAME: &str = "tree";
 const DEFAULT_MAX_FILES: u32 = 300;
 const MAX_MAX_FILES: u32 = 1000;
 
-const DESCRIPTION: &str = "Show the project's file tree inside the working directory, with file sizes, \
-to explore structure, layering, packages and where key files live. Use it first when you need the \
-architecture or do not know what to search for. Files ignored by .gitignore/.ignore and hidden files \
-are left out. Do not use grep to browse; use tree.";
+const DESCRIPTION: &str = "The project's file tree with sizes, ignored and hidden files left out: \
+for structure and where key files live.";
 
 /// Arguments of `tree`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TreeArgs {
-    /// Directory to list, relative to the working directory (default ".").
+    /// Directory to list (default ".").
     #[serde(default = "default_path")]
     pub path: String,
-    /// Most files to list, 1 to 1000 (default 300). Files are sorted first, so the
-    /// same call always lists the same files.
+    /// Most files to list (default 300).
     #[serde(default = "default_max_files")]
     #[schemars(range(min = 1, max = 1000))]
     pub max_files: u32,
