@@ -37,12 +37,21 @@ pub enum SessionChoice {
     Pick,
 }
 
-/// The model adaptor the settings describe.
-pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
-    let http = HttpOptions {
+/// The network timeouts of `settings`: a local provider waits long for
+/// the first byte and never retries a slow start (a retry would make the
+/// model read the prompt again).
+pub fn http_options(settings: &Settings) -> HttpOptions {
+    HttpOptions {
         connect_timeout: settings.connect_timeout,
         idle_timeout: settings.idle_timeout,
-    };
+        first_byte_timeout: Some(settings.first_byte_timeout()),
+        retry_slow_start: !settings.provider.is_local(),
+    }
+}
+
+/// The model adaptor the settings describe.
+pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
+    let http = http_options(settings);
     let key = settings.api_key.clone();
     let base = settings.provider.base_url.clone();
     let model = settings.model.clone();

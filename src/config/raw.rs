@@ -105,6 +105,8 @@ pub(crate) struct RawHttp {
     pub connect_timeout_secs: Option<u64>,
     #[serde(deserialize_with = "positive")]
     pub idle_timeout_secs: Option<u64>,
+    #[serde(deserialize_with = "positive")]
+    pub first_byte_timeout_secs: Option<u64>,
 }
 
 /// The `[agent]` table.

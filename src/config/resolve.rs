@@ -156,6 +156,7 @@ pub fn resolve(
                 .idle_timeout_secs
                 .unwrap_or(DEFAULT_IDLE_TIMEOUT_SECS),
         ),
+        first_byte_timeout_secs: raw.http.first_byte_timeout_secs,
         max_steps: raw.agent.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
         retries: raw.agent.retries.unwrap_or(DEFAULT_RETRIES),
         tui: TuiSettings {

@@ -46,6 +46,16 @@ pub fn show(settings: &Settings) -> String {
         "idle_timeout_secs",
         &s.idle_timeout.as_secs().to_string(),
     );
+    let local = if s.provider.is_local() {
+        "  # local provider: a slow first byte is not retried"
+    } else {
+        ""
+    };
+    line(
+        &mut out,
+        "first_byte_timeout_secs",
+        &format!("{}{local}", s.first_byte_timeout().as_secs()),
+    );
 
     out.push_str("\n[tui]\n");
     line(&mut out, "show_thoughts", &s.tui.show_thoughts.to_string());
