@@ -307,6 +307,7 @@ async fn setup(
         model: model.model.clone(),
         base_url: model.base_url.clone(),
         context_window: model.context_window,
+        effort: model.effort,
         log_level,
         permissions: switches.permissions.clone(),
     };

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::{ProviderProfile, Secret};
 use crate::mcp::McpServerConfig;
 use crate::permission::{Mode, RuleList};
+use crate::protocol::Effort;
 
 /// A snapshot of the process environment, taken once by `main`.
 ///
@@ -72,6 +73,8 @@ pub struct Flags {
     pub log_level: Option<String>,
     /// `--permissions MODE`.
     pub permissions: Option<String>,
+    /// `--effort LEVEL`.
+    pub effort: Option<Effort>,
 }
 
 /// Options for the terminal front end.
@@ -162,6 +165,9 @@ pub struct Settings {
     /// `[models.NAME] edit_format` of the model: `"patch"` or `"replace"`;
     /// `None` leaves the choice to the model's name.
     pub edit_format: Option<String>,
+    /// Reasoning effort: `--effort`, else `[models.NAME] effort`; `None`
+    /// sends none (the provider's default).
+    pub effort: Option<Effort>,
     /// Every known profile (built-in and from the file), keys resolved.
     pub providers: Vec<ProviderProfile>,
     /// Log filter in `RUST_LOG` syntax.

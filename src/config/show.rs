@@ -25,6 +25,9 @@ pub fn show(settings: &Settings) -> String {
     );
     key_line(&mut out, s.api_key.is_some());
     line(&mut out, "log_level", &quote(&s.log_level));
+    if let Some(effort) = s.effort {
+        line(&mut out, "effort", &quote(effort.as_str()));
+    }
 
     out.push_str("\n[context]\n");
     line(&mut out, "window", &s.context_window.to_string());

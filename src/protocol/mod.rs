@@ -11,11 +11,13 @@
 //!
 //! Architecture invariant: this module depends on serde only.
 
+mod effort;
 mod event;
 mod job;
 mod secret;
 mod tool;
 
+pub use effort::Effort;
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
 pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
 pub use secret::{REDACTED, Redactor, Secret, redact_url};

@@ -281,6 +281,26 @@ fn context_window_flag_beats_file_beats_builtin_beats_default() {
 }
 
 #[test]
+fn effort_comes_from_the_flag_else_the_models_table() {
+    use light_agent::protocol::Effort;
+    let file = "model = \"o4-mini\"\n[models.\"o4-mini\"]\neffort = \"low\"\n";
+    assert_eq!(ready(None, &all_keys(), &Flags::default()).effort, None);
+    assert_eq!(
+        ready(Some(file), &all_keys(), &Flags::default()).effort,
+        Some(Effort::Low)
+    );
+    let flags = Flags {
+        effort: Some(Effort::High),
+        ..Flags::default()
+    };
+    let s = ready(Some(file), &all_keys(), &flags);
+    assert_eq!(s.effort, Some(Effort::High));
+    assert!(show(&s).contains("effort = \"high\""), "{}", show(&s));
+    let bad = "[models.\"o4-mini\"]\neffort = \"extreme\"\n";
+    assert!(run(Some(bad), &all_keys(), &Flags::default()).is_err());
+}
+
+#[test]
 fn a_local_provider_waits_600_s_for_the_first_byte_and_a_remote_one_its_idle_bound() {
     let remote = ready(None, &all_keys(), &Flags::default());
     assert!(!remote.provider.is_local());
