@@ -51,6 +51,7 @@ mod system_prompt;
 mod tool_cancel;
 mod tool_cli;
 mod tool_grep;
+mod tool_guidance;
 mod tool_read_file;
 mod tool_registry;
 mod tool_ripgrep_parity;

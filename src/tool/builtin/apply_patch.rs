@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::edit::rename;
 use super::{blocking, change};
-use crate::tool::fs::{RelPath, Root};
+use crate::tool::fs::{RelPath, Root, nearby};
 use crate::tool::patch::{FileOp, TextFile, apply_hunks, parse_patch};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
@@ -133,6 +133,13 @@ fn plan(
 ) -> Result<change::FileChange, ToolOutput> {
     let failed =
         |what: String| ToolOutput::error(format!("apply_patch: {what}; nothing was changed"));
+    // A missing file: what exists near it.
+    let missing = |what: String| {
+        ToolOutput::error(format!(
+            "apply_patch: {what}; nothing was changed{}",
+            nearby(&ctx.root, &rel)
+        ))
+    };
     match op {
         FileOp::Add { path, content } => {
             if existing.is_some() {
@@ -151,7 +158,7 @@ fn plan(
         }
         FileOp::Delete { path } => {
             let Some(existing) = existing else {
-                return Err(failed(format!(
+                return Err(missing(format!(
                     "{path} does not exist, so it cannot be deleted"
                 )));
             };
@@ -167,7 +174,7 @@ fn plan(
         }
         FileOp::Update { path, hunks, .. } => {
             let Some(existing) = existing else {
-                return Err(failed(format!(
+                return Err(missing(format!(
                     "{path} does not exist (use *** Add File to create it)"
                 )));
             };

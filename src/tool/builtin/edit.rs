@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{blocking, change};
+use crate::tool::fs::nearby;
 use crate::tool::patch::{Replacement, apply_replacements};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
@@ -117,19 +118,23 @@ impl Tool for EditTool {
                 "edit: `edits` is empty; give at least one {old_string, new_string}",
             );
         }
-        let root = ctx.root.clone();
-        let loaded =
-            match blocking::run_blocking(&ctx.cancel, move |_| change::load(&root, &rel)).await {
-                Ok(Ok(Some(loaded))) => loaded,
-                Ok(Ok(None)) => {
-                    return ToolOutput::error(format!(
-                        "{} does not exist; create it with write (edit changes existing files)",
-                        args.path
-                    ));
-                }
-                Ok(Err(output)) => return output,
-                Err(interrupted) => return interrupted.into_output(NAME),
-            };
+        let (root, target) = (ctx.root.clone(), rel.clone());
+        let loaded = match blocking::run_blocking(&ctx.cancel, move |_| {
+            change::load(&root, &target)
+        })
+        .await
+        {
+            Ok(Ok(Some(loaded))) => loaded,
+            Ok(Ok(None)) => {
+                return ToolOutput::error(format!(
+                    "{} does not exist; create it with write (edit changes existing files){}",
+                    args.path,
+                    nearby(&ctx.root, &rel)
+                ));
+            }
+            Ok(Err(output)) => return output,
+            Err(interrupted) => return interrupted.into_output(NAME),
+        };
         if let Err(stale) = change::check_fresh(&ctx, &loaded, false) {
             return stale;
         }

@@ -98,7 +98,7 @@ impl Tool for GrepTool {
             Ok(Err(refusal)) if refusal.kind == FsRefusalKind::NotDirectory => {
                 return scope_not_directory(scope_input);
             }
-            Ok(Err(refusal)) => return refusal.into(),
+            Ok(Err(refusal)) => return refusal.guided(&ctx.root, &scope).into(),
             Err(interrupted) => return interrupted.into_output(NAME),
         };
         ToolOutput::ok(render(&valid, &skipped, &scope.to_string(), &found))
@@ -357,12 +357,64 @@ fn render(valid: &[String], skipped: &[String], scope: &str, found: &Found) -> S
             found.unreadable
         );
     }
+    if found.matches.is_empty() {
+        let _ = writeln!(out, "\n[how]: {}", no_match_advice(valid, scope));
+    }
     out.trim_end().to_owned()
+}
+
+/// What to try after a search found nothing: a shorter fragment of a long
+/// string, the whole project when a narrower scope was searched.
+fn no_match_advice(valid: &[String], scope: &str) -> String {
+    let mut advice = String::from(
+        "matching is literal and case-sensitive (ignored and hidden files are not searched); try",
+    );
+    let shorter: Vec<String> = valid
+        .iter()
+        .filter_map(|s| shorter_fragment(s))
+        .map(|f| format!("`{f}`"))
+        .collect();
+    if shorter.is_empty() {
+        advice.push_str(" another spelling, case or name");
+    } else {
+        let _ = write!(advice, " a shorter fragment such as {}", shorter.join(", "));
+    }
+    if scope != "." {
+        advice.push_str(", or the whole project (no scope)");
+    }
+    advice
+}
+
+/// The longest word of a multi-word or long string (identifiers split on
+/// `_` and case changes are left whole: a word is what spaces and
+/// punctuation separate); `None` when the string is already short.
+fn shorter_fragment(s: &str) -> Option<String> {
+    let words = s.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+    let longest = words.max_by_key(|w| w.chars().count())?;
+    (longest.chars().count() >= 3 && longest.len() < s.trim().len()).then(|| longest.to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_match_advice_names_a_shorter_fragment_and_the_whole_project() {
+        let advice = no_match_advice(&["relay server default port".into()], "src");
+        assert!(
+            advice.contains("a shorter fragment such as `default`"),
+            "{advice}"
+        );
+        assert!(
+            advice.ends_with("or the whole project (no scope)"),
+            "{advice}"
+        );
+        let advice = no_match_advice(&["Port".into()], ".");
+        assert!(
+            advice.ends_with("another spelling, case or name"),
+            "{advice}"
+        );
+    }
 
     #[test]
     fn refuses_catch_alls_paths_and_blanks() {

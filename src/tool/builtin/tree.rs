@@ -72,15 +72,14 @@ impl Tool for TreeTool {
             Err(refusal) => return refusal.into(),
         };
         let max_files = args.max_files.clamp(1, MAX_MAX_FILES) as usize;
-        let root = ctx.root.clone();
-        let walked = blocking::run_blocking(&ctx.cancel, move |stop| {
-            walk(&root, &start, max_files, stop)
-        })
-        .await;
+        let (root, from) = (ctx.root.clone(), start.clone());
+        let walked =
+            blocking::run_blocking(&ctx.cancel, move |stop| walk(&root, &from, max_files, stop))
+                .await;
         match walked {
             Ok(Ok(Some(listing))) => ToolOutput::ok(listing.render()),
             Ok(Ok(None)) => blocking::cancelled(NAME),
-            Ok(Err(refusal)) => refusal.into(),
+            Ok(Err(refusal)) => refusal.guided(&ctx.root, &start).into(),
             Err(interrupted) => interrupted.into_output(NAME),
         }
     }

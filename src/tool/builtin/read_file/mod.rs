@@ -144,7 +144,7 @@ fn locate(ctx: &ToolContext, input: &str) -> Result<(Root, RelPath, String), FsR
 /// wording for directories and special files, else the refusal itself.
 fn refused_open(root: &Root, rel: &RelPath, request: &Request, refusal: FsRefusal) -> ToolOutput {
     if refusal.kind != FsRefusalKind::NotRegular {
-        return refusal.into();
+        return refusal.guided(root, rel).into();
     }
     let is_dir = matches!(root.stat(rel), Ok(Some(id)) if id.kind() == FileKind::Directory);
     let text = if is_dir {
