@@ -25,6 +25,17 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
+/// Every one of `parts` is in `out`'s text.
+fn holds(out: &ToolOutput, parts: &[&str]) {
+    for part in parts {
+        assert!(
+            out.content.contains(part),
+            "{part:?} missing from:\n{}",
+            out.content
+        );
+    }
+}
+
 async fn call(dir: &Path, format: EditFormat, name: &str, args: Value) -> ToolOutput {
     let registry = ToolRegistry::new();
     builtin::register_all(&registry).unwrap();
@@ -39,21 +50,9 @@ async fn a_grep_scope_that_does_not_exist_names_the_folder_that_does() {
     let args = json!({"search_strs": ["port"], "scope": "src/relay", "_intent": "find the port"});
     let out = call(dir.path(), EditFormat::Replace, "grep", args).await;
     assert!(out.is_error);
-    assert!(
-        out.content.contains("[code]: path_not_found"),
-        "{}",
-        out.content
-    );
-    assert!(
-        out.content.contains("\n[closest]: relay/"),
-        "{}",
-        out.content
-    );
-    assert!(
-        out.content.contains("\n[existing]: `src` holds app.py"),
-        "{}",
-        out.content
-    );
+    holds(&out, &["[code]: path_not_found"]);
+    holds(&out, &["\n[closest]: relay/"]);
+    holds(&out, &["\n[existing]: `src` holds app.py"]);
 }
 
 #[tokio::test]
@@ -92,16 +91,8 @@ async fn read_file_and_tree_of_missing_paths_point_at_the_closest_by_name() {
     )
     .await;
     assert!(out.is_error);
-    assert!(
-        out.content.contains("\n[closest]: relay/settings.py"),
-        "{}",
-        out.content
-    );
-    assert!(
-        out.content.contains("\n[existing]: `src` holds app.py"),
-        "{}",
-        out.content
-    );
+    holds(&out, &["\n[closest]: relay/settings.py"]);
+    holds(&out, &["\n[existing]: `src` holds app.py"]);
 
     let out = call(
         dir.path(),
@@ -111,11 +102,7 @@ async fn read_file_and_tree_of_missing_paths_point_at_the_closest_by_name() {
     )
     .await;
     assert!(out.is_error);
-    assert!(
-        out.content.contains("\n[closest]: relay/"),
-        "{}",
-        out.content
-    );
+    holds(&out, &["\n[closest]: relay/"]);
     assert!(
         out.content
             .contains("\n[existing]: `.` holds relay/, src/, README.md"),
@@ -140,11 +127,7 @@ async fn writing_tools_name_what_exists_when_the_file_to_change_is_missing() {
         "{}",
         out.content
     );
-    assert!(
-        out.content.contains("\n[closest]: relay/settings.py"),
-        "{}",
-        out.content
-    );
+    holds(&out, &["\n[closest]: relay/settings.py"]);
 
     let patch = "*** Begin Patch\n*** Update File: server.py\n@@\n-from settings import DEFAULT_PORT\n+from relay.settings import DEFAULT_PORT\n*** End Patch";
     let out = call(
@@ -155,14 +138,6 @@ async fn writing_tools_name_what_exists_when_the_file_to_change_is_missing() {
     )
     .await;
     assert!(out.is_error);
-    assert!(
-        out.content.contains("server.py does not exist"),
-        "{}",
-        out.content
-    );
-    assert!(
-        out.content.contains("\n[closest]: relay/server.py"),
-        "{}",
-        out.content
-    );
+    holds(&out, &["server.py does not exist"]);
+    holds(&out, &["\n[closest]: relay/server.py"]);
 }
