@@ -28,5 +28,5 @@ pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, Approver};
 pub use command::{CommandShape, Segment, analyse};
 pub use mode::{Mode, ParseModeError};
 pub use permits::{Denied, Permits, session_rules};
-pub use policy::{Decision, GateRequest, Policy, SandboxState};
+pub use policy::{Decision, GateRequest, Policy};
 pub use rule::{Rule, RuleError, RuleKind, RuleList, RuleSource};

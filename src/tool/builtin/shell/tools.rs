@@ -9,9 +9,9 @@ use serde::Deserialize;
 use super::jobs::seconds;
 use super::{CommandReport, CommandRequest, Shell};
 use crate::permission::{
-    ApprovalDetail, ApprovalRequest, GateRequest, Mode, SandboxState as PermitSandbox, analyse,
-    session_rules,
+    ApprovalDetail, ApprovalRequest, GateRequest, Mode, analyse, session_rules,
 };
+use crate::protocol::CommandSandbox;
 use crate::sandbox::SandboxState;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
@@ -144,7 +144,7 @@ impl Tool for ShellTool {
             detail: ApprovalDetail::Command {
                 command: request.command.clone(),
                 workdir: relative_workdir(&ctx.cwd, &request.cwd),
-                sandbox: PermitSandbox::Unsandboxed,
+                sandbox: CommandSandbox::Unsandboxed,
             },
         };
         if ctx.permits.ask(again).await.is_err() {
@@ -183,9 +183,9 @@ impl ShellTool {
         dir: &Path,
     ) -> Result<bool, ToolOutput> {
         let sandbox = if self.shell.sandbox_state().is_enforced() {
-            PermitSandbox::Sandboxed
+            CommandSandbox::Sandboxed
         } else {
-            PermitSandbox::Unsandboxed
+            CommandSandbox::Unsandboxed
         };
         let workdir = relative_workdir(&ctx.cwd, dir);
         let roots = self.shell.writable_roots(&ctx.cwd);
