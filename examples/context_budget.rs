@@ -202,10 +202,10 @@ async fn run(window: u64, dir: &Path) -> anyhow::Result<Figures> {
     }
 
     // The naive client: the whole history on every step.
-    let system = light_agent::context::ContextBuilder::new(context)
-        .system_prompt()
-        .to_string();
     let tools = agent.tool().specs();
+    let system = light_agent::context::ContextBuilder::new(context)
+        .system_prompt(&tools)
+        .to_string();
     let mut history: Vec<AgentEvent> = Vec::new();
     let mut naive = 0;
     for event in log {

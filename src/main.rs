@@ -109,7 +109,7 @@ async fn run(cli: Cli) -> Result<Exit> {
         }
         Some(Command::Show { id, json }) => cli::sessions::show(&open_store()?, &id, json).await,
         Some(Command::Config { action }) => {
-            run_config(action, &cli.model, cli.log_level, cli.permissions).await
+            run_config(action, &cli.model, cli.log_level, cli.permissions, &cwd).await
         }
         Some(Command::Mcp {
             action: McpAction::List { json },
@@ -242,6 +242,7 @@ async fn run_config(
     model: &ModelFlags,
     log_level: Option<String>,
     permissions: Option<String>,
+    cwd: &Path,
 ) -> Result<Exit> {
     match action {
         ConfigAction::Init => {
@@ -268,7 +269,12 @@ async fn run_config(
             if let Resolution::NoModel { message, .. } = &setup.resolution {
                 output::println(&format!("# {message}"))?;
             }
-            output::print(&config::show(setup.resolution.settings()))?;
+            let settings = setup.resolution.settings();
+            output::print(&config::show(settings))?;
+            let tokens = build::prompt_tokens(cwd, &setup.paths, settings)?;
+            output::print(&format!(
+                "\n[prompt]\n# system prompt + every built-in tool's definition, estimated tokens here\nbase_tokens = {tokens}\n"
+            ))?;
         }
     }
     Ok(Exit::Success)
@@ -307,6 +313,7 @@ async fn setup(
         model: model.model.clone(),
         base_url: model.base_url.clone(),
         context_window: model.context_window,
+        effort: model.effort,
         log_level,
         permissions: switches.permissions.clone(),
     };

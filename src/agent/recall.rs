@@ -18,9 +18,7 @@ use crate::protocol::AgentEvent;
 use crate::session::{AgentSession, CallRecord};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
-const DESCRIPTION: &str = "[what]: returns the full body of a tool result that was moved out of the context and kept in the history index.\n\
-[when]: only when the context shows an `[what]: indexed_tool_result` placeholder (or a history summary lists the call, or recall_search found it) and your current reasoning truly needs the original; if the placeholder's tool and intent clues suffice, do not call it.\n\
-[how]: pass the id from the placeholder, e.g. recall_indexed({ id: \"call_1\" }). A long body comes back in pages: the first line `[recall page: …]` names the `offset` of the next page.";
+const DESCRIPTION: &str = "The full body of a call shown as an `indexed_tool_result` placeholder, in pages (`[recall page: …]` names the next offset).";
 
 /// Characters of a page until the agent sets the real size.
 const DEFAULT_PAGE_CHARS: usize = 16_000;
@@ -28,9 +26,9 @@ const DEFAULT_PAGE_CHARS: usize = 16_000;
 /// Arguments of `recall_indexed`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RecallArgs {
-    /// The tool-call id, copied from `id=<id>` in an indexed_tool_result placeholder.
+    /// From `id=<id>` in the placeholder.
     pub id: String,
-    /// Character offset of the page to return (from a `[recall page: …]` line); 0 or absent for the start.
+    /// From a `[recall page: …]` line.
     #[serde(default)]
     pub offset: Option<u64>,
 }

@@ -11,9 +11,7 @@ use super::recall::RecallTool;
 use crate::session::{CallPage, CallQuery, CallRecord};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
-const DESCRIPTION: &str = "[what]: lists earlier tool calls of this session (id, tool, path, size of the result, intent), newest first, found by words of their intent, path or tool.\n\
-[when]: when you need an earlier result whose id is not in your context (older calls are not all listed in the history summary).\n\
-[how]: e.g. recall_search({ query: \"config parser\" }), recall_search({ tool: \"read_file\", path: \"src/main.rs\" }); then recall_indexed({ id }) for the result. Pass `page` for more.";
+const DESCRIPTION: &str = "Earlier tool calls of this session (id, tool, path, intent), newest first, by words of their intent, path or tool.";
 
 /// Characters one listed call may take.
 const LINE_CHARS: usize = 240;
@@ -21,16 +19,16 @@ const LINE_CHARS: usize = 240;
 /// Arguments of `recall_search`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RecallSearchArgs {
-    /// Words that must all occur in a call's intent, path, tool or id (case-insensitive).
+    /// Words of the intent, path or tool.
     #[serde(default)]
     pub query: Option<String>,
-    /// Only calls of this tool, e.g. "read_file".
+    /// Only this tool's calls.
     #[serde(default)]
     pub tool: Option<String>,
-    /// Only calls whose path argument contains this.
+    /// Only paths containing this.
     #[serde(default)]
     pub path: Option<String>,
-    /// Page of results, from 1.
+    /// From 1.
     #[serde(default)]
     pub page: Option<u32>,
 }

@@ -108,6 +108,11 @@ impl ModelClient {
             api_key: self.api_key.clone(),
             model: self.model.clone(),
             idle: self.http.idle_timeout,
+            first_byte: self
+                .http
+                .first_byte_timeout
+                .unwrap_or(self.http.idle_timeout),
+            retry_slow_start: self.http.retry_slow_start,
         };
         let redactor = self.redactor.clone();
         drive(spec, decoder, cancel)
@@ -122,7 +127,12 @@ impl ModelClient {
         request: RequestBuilder,
     ) -> impl Future<Output = Result<Value, AiError>> + Send + 'static {
         let api_key = self.api_key.clone();
-        let idle = self.http.idle_timeout;
+        // A whole answer comes at once here: it waits at least as long as a
+        // stream waits for its first byte.
+        let idle = self
+            .http
+            .idle_timeout
+            .max(self.http.first_byte_timeout.unwrap_or_default());
         let redactor = self.redactor.clone();
         let clients = self.clients.clone();
         async move {

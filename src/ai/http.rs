@@ -12,9 +12,17 @@ pub(crate) use super::classify::{classify_status, stream_error};
 pub struct HttpOptions {
     /// Longest wait for a TCP/TLS connection (default 10 s).
     pub connect_timeout: Duration,
-    /// Longest silence allowed while waiting for response headers or
-    /// between two received chunks of a body (default 120 s).
+    /// Longest silence allowed between two received chunks of a body
+    /// (default 120 s).
     pub idle_timeout: Duration,
+    /// Longest wait from sending a request to the first byte of its body,
+    /// headers included: the model reading the prompt; `None` (the
+    /// default): the idle timeout. The binary gives local servers 600 s.
+    pub first_byte_timeout: Option<Duration>,
+    /// Whether a request whose first byte did not come in time may be
+    /// retried; `false` for local servers, where a retry only starts the
+    /// slow prefill again.
+    pub retry_slow_start: bool,
 }
 
 impl Default for HttpOptions {
@@ -22,6 +30,8 @@ impl Default for HttpOptions {
         Self {
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
+            first_byte_timeout: None,
+            retry_slow_start: true,
         }
     }
 }
@@ -90,6 +100,23 @@ fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
         Some(first) => first.to_lowercase().chain(chars).collect(),
         None => "no reason given".to_string(),
     }
+}
+
+/// Nothing came within `wait` of sending: retryable only when `retry`
+/// (a local server's slow prefill is not started again).
+pub(crate) fn first_byte_timeout_error(wait: Duration, retry: bool) -> AiError {
+    let error = idle_timeout_error(wait);
+    if retry {
+        return error;
+    }
+    AiError {
+        message: format!(
+            "{}; not retried, as a retry would start reading the prompt again (raise [http] first_byte_timeout_secs for a slower model)",
+            error.message
+        ),
+        ..error
+    }
+    .with_retryable(false)
 }
 
 /// No byte arrived for `idle`.

@@ -39,6 +39,7 @@ mod classify;
 mod client;
 mod connection;
 mod decode;
+mod effort;
 mod endpoint;
 mod error;
 pub mod gemini;

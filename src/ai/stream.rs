@@ -15,7 +15,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::connection::Clients;
 use super::decode::WireDecoder;
-use super::http::{classify_status, idle_timeout_error, parse_retry_after, transport_error};
+use super::http::{
+    classify_status, first_byte_timeout_error, idle_timeout_error, parse_retry_after,
+    transport_error,
+};
 use super::{AiError, EventStream};
 use crate::protocol::{AgentEvent, Meta, Secret, now_millis};
 
@@ -32,8 +35,12 @@ pub(crate) struct CallSpec {
     pub(crate) api_key: Option<Secret>,
     /// Configured model name, used in the trace when the provider names none.
     pub(crate) model: String,
-    /// Longest silence while waiting for headers or body bytes.
+    /// Longest silence between two body chunks.
     pub(crate) idle: Duration,
+    /// Longest wait from sending to the first body byte (headers included).
+    pub(crate) first_byte: Duration,
+    /// Whether a first-byte timeout may be retried.
+    pub(crate) retry_slow_start: bool,
 }
 
 enum Phase {
@@ -54,6 +61,10 @@ struct Driver<D> {
     api_key: Option<Secret>,
     model: String,
     idle: Duration,
+    /// When the first body byte must have come; `None` once it has.
+    first_byte_by: Option<tokio::time::Instant>,
+    first_byte: Duration,
+    retry_slow_start: bool,
     started_at: u64,
 }
 
@@ -74,6 +85,9 @@ pub(crate) fn drive<D: WireDecoder>(
         api_key: spec.api_key,
         model: spec.model,
         idle: spec.idle,
+        first_byte_by: Some(tokio::time::Instant::now() + spec.first_byte),
+        first_byte: spec.first_byte,
+        retry_slow_start: spec.retry_slow_start,
         started_at: now_millis(),
     };
     futures::stream::unfold(driver, |mut driver| async move {
@@ -113,12 +127,27 @@ impl<D: WireDecoder> Driver<D> {
         }
     }
 
+    /// When the next byte must have come: the first-byte deadline until
+    /// the body's first chunk, then the idle gap from now.
+    fn deadline(&self) -> tokio::time::Instant {
+        self.first_byte_by
+            .unwrap_or_else(|| tokio::time::Instant::now() + self.idle)
+    }
+
+    /// The error of a missed [`Driver::deadline`].
+    fn timeout_error(&self) -> AiError {
+        match self.first_byte_by {
+            Some(_) => first_byte_timeout_error(self.first_byte, self.retry_slow_start),
+            None => idle_timeout_error(self.idle),
+        }
+    }
+
     async fn send(&mut self, request: reqwest::RequestBuilder) -> Result<(), AiError> {
         let response = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return Err(AiError::aborted()),
-            sent = tokio::time::timeout(self.idle, self.clients.send(request)) => match sent {
-                Err(_) => return Err(idle_timeout_error(self.idle)),
+            sent = tokio::time::timeout_at(self.deadline(), self.clients.send(request)) => match sent {
+                Err(_) => return Err(self.timeout_error()),
                 Ok(Err(e)) => return Err(transport_error(&e)),
                 Ok(Ok(response)) => response,
             },
@@ -145,10 +174,13 @@ impl<D: WireDecoder> Driver<D> {
         let next = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return Err(AiError::aborted()),
-            next = tokio::time::timeout(self.idle, body.next()) => next,
+            next = tokio::time::timeout_at(self.deadline(), body.next()) => next,
         };
+        if matches!(next, Ok(Some(Ok(_)))) {
+            self.first_byte_by = None;
+        }
         match next {
-            Err(_) => Err(idle_timeout_error(self.idle)),
+            Err(_) => Err(self.timeout_error()),
             Ok(Some(Err(e))) => Err(transport_error(&e)),
             Ok(Some(Ok(chunk))) => {
                 let fed = self.decoder.feed(&chunk, &mut self.scratch);

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use light_agent::protocol::Effort;
 
 /// light-agent: a terminal coding agent that explores your repository with
 /// sandboxed tree / grep / read_file tools.
@@ -60,6 +61,9 @@ pub struct ModelFlags {
     /// Context window of the model, in tokens.
     #[arg(long, global = true, value_name = "TOKENS")]
     pub context_window: Option<u64>,
+    /// Reasoning effort of models that take one: minimal, low, medium or high.
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub effort: Option<Effort>,
 }
 
 /// Subcommands.

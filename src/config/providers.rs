@@ -86,6 +86,37 @@ pub struct ProviderProfile {
     pub default_model: Option<String>,
 }
 
+impl ProviderProfile {
+    /// Whether the model runs on this machine or network: the `ollama`
+    /// profile, or a base URL whose host is `localhost`, a loopback,
+    /// private (RFC 1918, IPv6 unique-local) or link-local address.
+    pub fn is_local(&self) -> bool {
+        self.name == OLLAMA || is_local_url(&self.base_url)
+    }
+}
+
+/// Whether `url`'s host is local (see [`ProviderProfile::is_local`]).
+pub fn is_local_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit('@').next().unwrap_or("");
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host_port.split(':').next().unwrap_or(""),
+    };
+    if host.eq_ignore_ascii_case("localhost") || host.to_ascii_lowercase().ends_with(".localhost") {
+        return true;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        Ok(std::net::IpAddr::V6(ip)) => {
+            let first = ip.segments()[0];
+            ip.is_loopback() || first & 0xfe00 == 0xfc00 || first & 0xffc0 == 0xfe80
+        }
+        Err(_) => false,
+    }
+}
+
 impl std::fmt::Debug for ProviderProfile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProviderProfile")
@@ -226,6 +257,31 @@ pub(crate) fn provider_for_model(model: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_private_and_link_local_hosts_are_local_and_others_not() {
+        for url in [
+            "http://127.0.0.1:8080/v1",
+            "http://localhost:11434/v1",
+            "http://user:pw@192.168.1.20:8000/v1",
+            "http://10.0.0.5/v1",
+            "http://172.20.1.1:1234",
+            "http://[::1]:8080/v1",
+            "http://[fd12::1]/v1",
+            "http://169.254.3.4/v1",
+        ] {
+            assert!(is_local_url(url), "{url}");
+        }
+        for url in [
+            "https://api.openai.com/v1",
+            "https://8.8.8.8/v1",
+            "https://172.32.0.1/v1",
+            "https://localhost.example.com/v1",
+            "https://example.com/v1?host=127.0.0.1",
+        ] {
+            assert!(!is_local_url(url), "{url}");
+        }
+    }
 
     #[test]
     fn debug_shows_neither_the_key_nor_url_credentials() {

@@ -19,6 +19,7 @@ use toml::de::{DeTable, DeValue};
 use super::{ConfigError, ProviderKind, Secret};
 use crate::mcp::McpServerConfig;
 use crate::permission::{Mode, Rule, RuleSource};
+use crate::protocol::Effort;
 
 /// The whole file. Every field is optional: absence means "not set here".
 #[derive(Debug, Default, Deserialize)]
@@ -64,6 +65,8 @@ pub(crate) struct RawModel {
     /// `"patch"` or `"replace"`.
     #[serde(deserialize_with = "edit_format")]
     pub edit_format: Option<String>,
+    /// `"minimal"`, `"low"`, `"medium"` or `"high"`.
+    pub effort: Option<Effort>,
 }
 
 /// The `[permissions]` table; every rule was checked to parse.
@@ -105,6 +108,8 @@ pub(crate) struct RawHttp {
     pub connect_timeout_secs: Option<u64>,
     #[serde(deserialize_with = "positive")]
     pub idle_timeout_secs: Option<u64>,
+    #[serde(deserialize_with = "positive")]
+    pub first_byte_timeout_secs: Option<u64>,
 }
 
 /// The `[agent]` table.

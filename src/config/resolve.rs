@@ -138,6 +138,9 @@ pub fn resolve(
         None => RuleList::default(),
     };
     let edit_format = raw.models.get(&model).and_then(|m| m.edit_format.clone());
+    let effort = flags
+        .effort
+        .or_else(|| raw.models.get(&model).and_then(|m| m.effort));
 
     let settings = Settings {
         api_key: profile.api_key.clone(),
@@ -156,6 +159,7 @@ pub fn resolve(
                 .idle_timeout_secs
                 .unwrap_or(DEFAULT_IDLE_TIMEOUT_SECS),
         ),
+        first_byte_timeout_secs: raw.http.first_byte_timeout_secs,
         max_steps: raw.agent.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
         retries: raw.agent.retries.unwrap_or(DEFAULT_RETRIES),
         tui: TuiSettings {
@@ -185,6 +189,7 @@ pub fn resolve(
         },
         permissions: PermissionSettings { mode, rules },
         edit_format,
+        effort,
         providers,
         log_level,
         mcp_servers: raw.mcp_servers,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::{ProviderProfile, Secret};
 use crate::mcp::McpServerConfig;
 use crate::permission::{Mode, RuleList};
+use crate::protocol::Effort;
 
 /// A snapshot of the process environment, taken once by `main`.
 ///
@@ -72,6 +73,8 @@ pub struct Flags {
     pub log_level: Option<String>,
     /// `--permissions MODE`.
     pub permissions: Option<String>,
+    /// `--effort LEVEL`.
+    pub effort: Option<Effort>,
 }
 
 /// Options for the terminal front end.
@@ -144,6 +147,9 @@ pub struct Settings {
     pub connect_timeout: Duration,
     /// Longest silence allowed between bytes of a streamed reply.
     pub idle_timeout: Duration,
+    /// `[http] first_byte_timeout_secs`: the longest wait for the first
+    /// byte of an answer; `None`: see [`Settings::first_byte_timeout`].
+    pub first_byte_timeout_secs: Option<u64>,
     /// Most steps one turn may take.
     pub max_steps: u32,
     /// Retries of a failed model call before the turn gives up.
@@ -159,6 +165,9 @@ pub struct Settings {
     /// `[models.NAME] edit_format` of the model: `"patch"` or `"replace"`;
     /// `None` leaves the choice to the model's name.
     pub edit_format: Option<String>,
+    /// Reasoning effort: `--effort`, else `[models.NAME] effort`; `None`
+    /// sends none (the provider's default).
+    pub effort: Option<Effort>,
     /// Every known profile (built-in and from the file), keys resolved.
     pub providers: Vec<ProviderProfile>,
     /// Log filter in `RUST_LOG` syntax.
@@ -168,6 +177,24 @@ pub struct Settings {
     /// Problems worth telling the user that did not stop resolution
     /// (unknown keys with their line, a missing key that was tolerated).
     pub warnings: Vec<String>,
+}
+
+/// How long a local server may take to send the first byte of an answer
+/// unless `[http] first_byte_timeout_secs` says otherwise.
+pub const LOCAL_FIRST_BYTE_SECS: u64 = 600;
+
+impl Settings {
+    /// The longest wait for the first byte of an answer (the model reading
+    /// the prompt): `[http] first_byte_timeout_secs`, else
+    /// [`LOCAL_FIRST_BYTE_SECS`] for a local provider and the idle timeout
+    /// for a remote one.
+    pub fn first_byte_timeout(&self) -> Duration {
+        match self.first_byte_timeout_secs {
+            Some(secs) => Duration::from_secs(secs),
+            None if self.provider.is_local() => Duration::from_secs(LOCAL_FIRST_BYTE_SECS),
+            None => self.idle_timeout,
+        }
+    }
 }
 
 /// The outcome of resolution.

@@ -25,6 +25,9 @@ pub fn show(settings: &Settings) -> String {
     );
     key_line(&mut out, s.api_key.is_some());
     line(&mut out, "log_level", &quote(&s.log_level));
+    if let Some(effort) = s.effort {
+        line(&mut out, "effort", &quote(effort.as_str()));
+    }
 
     out.push_str("\n[context]\n");
     line(&mut out, "window", &s.context_window.to_string());
@@ -45,6 +48,16 @@ pub fn show(settings: &Settings) -> String {
         &mut out,
         "idle_timeout_secs",
         &s.idle_timeout.as_secs().to_string(),
+    );
+    let local = if s.provider.is_local() {
+        "  # local provider: a slow first byte is not retried"
+    } else {
+        ""
+    };
+    line(
+        &mut out,
+        "first_byte_timeout_secs",
+        &format!("{}{local}", s.first_byte_timeout().as_secs()),
     );
 
     out.push_str("\n[tui]\n");

@@ -1,9 +1,10 @@
 //! What the model sees: the system prompt, and the session's event window
 //! compressed so that it stays small without losing anything.
 //!
-//! - [`ContextBuilder`] assembles a stable system prompt once (prompt
-//!   sections, project instructions from AGENTS.md, the context-window rules,
-//!   the skills index) so provider prompt caches hit across steps.
+//! - [`ContextBuilder`] assembles the system prompt ([`prompt`]) once per
+//!   set of offered tools (opening, a section per tool family offered, the
+//!   skills index, project instructions, the [`environment`]) so provider
+//!   prompt caches hit across steps.
 //! - [`compress`] keeps the last two steps verbatim and shrinks older ones:
 //!   thoughts dropped, long successful tool results replaced by
 //!   `indexed_tool_result` placeholders that `recall_indexed` can expand.
@@ -15,26 +16,30 @@
 //!   slices that each fit the window; [`folded`] is the summary's bounded
 //!   index of folded calls.
 //! - [`resume`] turns the tail of a long log into a window.
-//! - [`project`] and [`skills`] read AGENTS.md files and SKILL.md files.
+//! - [`project`] and [`skills`] read AGENTS.md (CLAUDE.md, GEMINI.md) files
+//!   and SKILL.md files.
 //!
 //! Architecture invariant: `context` never sees the tool registry; tools are
-//! the loop's business.
+//! the loop's business (it sees the specs a request offers).
 
 pub mod compress;
+pub mod environment;
 pub mod estimate;
 pub mod fit;
 pub mod folded;
 pub mod project;
+pub mod prompt;
 pub mod resume;
 pub mod skills;
 pub mod summary;
 
-use std::fmt::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::ai::{Adaptor, AiError};
 use crate::protocol::{AgentEvent, Meta, ToolSpec};
 
+pub use environment::Environment;
+pub use prompt::PromptSection;
 pub use skills::Skill;
 pub use summary::SummaryLimits;
 
@@ -45,34 +50,19 @@ pub const NOTE_SHARE: f64 = 0.10;
 /// Share of the window the summary's index of folded calls may take.
 pub const INDEX_SHARE: f64 = 0.05;
 
-/// A named block of the system prompt, rendered as `<name_instructions>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptSection {
-    /// Section name (`builtin_tools` renders as `<builtin_tools_instructions>`).
-    pub name: String,
-    /// Section text.
-    pub content: String,
-}
-
-impl PromptSection {
-    /// A section.
-    pub fn new(name: impl Into<String>, content: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            content: content.into(),
-        }
-    }
-}
-
 /// Everything the builder needs to know, fixed for the life of an agent.
 #[derive(Debug, Clone)]
 pub struct ContextConfig {
-    /// Host prompt sections, in order (e.g. the built-in tools' guide).
+    /// Host prompt sections, in order (e.g. the built-in tools' guide);
+    /// each is sent only while one of its tools is offered.
     pub prompts: Vec<PromptSection>,
     /// Project instructions (AGENTS.md contents), see [`project::load_agents_md`].
     pub project_instructions: Option<String>,
     /// Skills to list in the index, see [`skills::discover`].
     pub skills: Vec<Skill>,
+    /// The environment section (cwd, platform, date, git, project map),
+    /// see [`Environment::gather`]; `None` leaves it out.
+    pub environment: Option<Environment>,
     /// When false, history is sent as it is: no placeholders, no summaries.
     pub strategy: bool,
     /// The model's context window, in tokens.
@@ -87,6 +77,7 @@ impl Default for ContextConfig {
             prompts: Vec::new(),
             project_instructions: None,
             skills: Vec::new(),
+            environment: None,
             strategy: true,
             context_window: 128_000,
             compact_at: 0.8,
@@ -140,20 +131,23 @@ pub enum ContextError {
     },
 }
 
+/// A system prompt and the tool names it was made for.
+type MadePrompt = (Vec<String>, Arc<str>);
+
 /// Builds the model's context from the session window.
 #[derive(Debug, Clone)]
 pub struct ContextBuilder {
     config: ContextConfig,
-    system_prompt: Arc<str>,
+    /// The last system prompt made, with the tool names it was made for.
+    prompt: Arc<Mutex<Option<MadePrompt>>>,
 }
 
 impl ContextBuilder {
-    /// A builder; the system prompt is assembled here, once.
+    /// A builder.
     pub fn new(config: ContextConfig) -> Self {
-        let system_prompt = render_system_prompt(&config).into();
         Self {
             config,
-            system_prompt,
+            prompt: Arc::default(),
         }
     }
 
@@ -162,9 +156,20 @@ impl ContextBuilder {
         &self.config
     }
 
-    /// The system prompt sent with every call.
-    pub fn system_prompt(&self) -> &str {
-        &self.system_prompt
+    /// The system prompt of a request offering `tools`: assembled once per
+    /// set of tool names, so it is the same bytes at every step while the
+    /// tools stay the same.
+    pub fn system_prompt(&self, tools: &[ToolSpec]) -> Arc<str> {
+        let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        let mut cached = self.prompt.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((made_for, text)) = cached.as_ref()
+            && *made_for == names
+        {
+            return text.clone();
+        }
+        let text: Arc<str> = prompt::render(&self.config, tools).into();
+        *cached = Some((names, text.clone()));
+        text
     }
 
     /// Tokens at which older steps are summarised: when what only a summary
@@ -211,7 +216,7 @@ impl ContextBuilder {
             .sum();
         let room = self
             .request_budget()
-            .saturating_sub(estimate::fixed_tokens(&self.system_prompt, tools))
+            .saturating_sub(estimate::fixed_tokens(&self.system_prompt(tools), tools))
             .saturating_sub(summary.min(self.summary_limits().note_tokens * 2))
             .saturating_sub(256);
         // Four bytes a token; escaping takes up to a tenth more.
@@ -231,7 +236,8 @@ impl ContextBuilder {
         force: bool,
         now: Meta,
     ) -> Result<BuildResult, ContextError> {
-        let fixed = estimate::fixed_tokens(&self.system_prompt, tools);
+        let system_prompt = self.system_prompt(tools);
+        let fixed = estimate::fixed_tokens(&system_prompt, tools);
         self.check_prompt(window, fixed)?;
         if self.config.strategy
             && (force || self.needs_summary(window, fixed))
@@ -240,7 +246,7 @@ impl ContextBuilder {
         {
             let prepared = self.prepare(&folded.window, tools);
             return Ok(BuildResult {
-                system_prompt: self.system_prompt.clone(),
+                system_prompt: system_prompt.clone(),
                 events: prepared.events,
                 summary: Some(folded.summary),
                 window: Some(folded.window),
@@ -249,7 +255,7 @@ impl ContextBuilder {
         }
         let prepared = self.prepare(window, tools);
         Ok(BuildResult {
-            system_prompt: self.system_prompt.clone(),
+            system_prompt: system_prompt.clone(),
             events: prepared.events,
             summary: None,
             window: None,
@@ -260,7 +266,7 @@ impl ContextBuilder {
     /// The window as the model should see it (no summary made), fitted into
     /// the request budget.
     pub fn prepare(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> Prepared {
-        let fixed = estimate::fixed_tokens(&self.system_prompt, tools);
+        let fixed = estimate::fixed_tokens(&self.system_prompt(tools), tools);
         if !self.config.strategy {
             let events = compress::without_accounting(window);
             let tokens = fixed + events.iter().map(estimate::event_tokens).sum::<u64>();
@@ -339,63 +345,5 @@ impl ContextBuilder {
             });
         }
         Ok(())
-    }
-}
-
-fn render_system_prompt(config: &ContextConfig) -> String {
-    let mut out = String::new();
-    for section in &config.prompts {
-        push_section(&mut out, &section.name, &section.content);
-    }
-    if let Some(project) = config
-        .project_instructions
-        .as_deref()
-        .filter(|p| !p.trim().is_empty())
-    {
-        push_section(&mut out, "project", project);
-    }
-    push_section(
-        &mut out,
-        "context_window",
-        include_str!("../../assets/prompts/context_window.md"),
-    );
-    let budget = (config.context_window as f64 * 0.02 * 4.0) as usize;
-    if let Some(index) = skills::render_index(&config.skills, budget) {
-        out.push_str(&index);
-    }
-    out
-}
-
-fn push_section(out: &mut String, name: &str, content: &str) {
-    let _ = writeln!(
-        out,
-        "<{name}_instructions>\n{}\n</{name}_instructions>",
-        content.trim_end()
-    );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn system_prompt_has_sections_in_order_and_no_skill_block_without_skills() {
-        let builder = ContextBuilder::new(ContextConfig {
-            prompts: vec![PromptSection::new("identity", "You are a careful agent.")],
-            project_instructions: Some("Use tabs.".into()),
-            ..ContextConfig::default()
-        });
-        let prompt = builder.system_prompt();
-        let identity = prompt
-            .find("<identity_instructions>\nYou are a careful agent.")
-            .unwrap();
-        let project = prompt.find("<project_instructions>\nUse tabs.").unwrap();
-        let window = prompt.find("<context_window_instructions>").unwrap();
-        assert!(identity < project && project < window);
-        assert!(!prompt.contains("skill"));
-        assert!(
-            !prompt.contains("tree"),
-            "no file-tool guidance unless the host passes it"
-        );
     }
 }

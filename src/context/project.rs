@@ -1,4 +1,5 @@
-//! Project instructions: AGENTS.md files from the git root down to cwd.
+//! Project instructions: AGENTS.md files from the git root down to cwd (in a
+//! folder without one, its CLAUDE.md, else its GEMINI.md).
 
 use std::path::{Path, PathBuf};
 
@@ -68,7 +69,11 @@ fn first_line(message: &str) -> String {
     line.trim_start_matches("[what]: ").to_owned()
 }
 
-/// Every AGENTS.md from the git root down to `cwd`, nearest last, each under
+/// The instruction files a folder may hold, the first present one read.
+pub const INSTRUCTION_FILES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"];
+
+/// Every AGENTS.md from the git root down to `cwd` (where a folder has
+/// none, its CLAUDE.md, else its GEMINI.md), nearest last, each under
 /// a heading naming its file, read through the project's [`Root`] (regular
 /// files only, at most [`PROJECT_INSTRUCTIONS_CAP`] bytes read of each).
 /// Over [`PROJECT_INSTRUCTIONS_CAP`] bytes in all the farthest text is cut
@@ -91,16 +96,8 @@ pub fn load_agents_md(cwd: &Path) -> (Option<String>, Vec<String>) {
         levels.push(dir.clone());
     }
     for level in levels {
-        let Ok(rel) = level.join(std::ffi::OsStr::new("AGENTS.md")) else {
+        let Some((rel, body)) = instruction_file(&root, &level, &mut warnings) else {
             continue;
-        };
-        let body = match read_capped(&root, &rel, PROJECT_INSTRUCTIONS_CAP) {
-            Ok(Some(body)) => body,
-            Ok(None) => continue,
-            Err(warning) => {
-                warnings.push(warning);
-                continue;
-            }
         };
         if body.trim().is_empty() {
             continue;
@@ -115,6 +112,26 @@ pub fn load_agents_md(cwd: &Path) -> (Option<String>, Vec<String>) {
         Some(keep_tail(text.trim_end(), PROJECT_INSTRUCTIONS_CAP)),
         warnings,
     )
+}
+
+/// The first of [`INSTRUCTION_FILES`] present in `dir`, with its text; a
+/// file that cannot be used is a warning and the next name is tried.
+fn instruction_file(
+    root: &Root,
+    dir: &RelPath,
+    warnings: &mut Vec<String>,
+) -> Option<(RelPath, String)> {
+    for name in INSTRUCTION_FILES {
+        let Ok(rel) = dir.join(std::ffi::OsStr::new(name)) else {
+            continue;
+        };
+        match read_capped(root, &rel, PROJECT_INSTRUCTIONS_CAP) {
+            Ok(Some(body)) => return Some((rel, body)),
+            Ok(None) => {}
+            Err(warning) => warnings.push(warning),
+        }
+    }
+    None
 }
 
 fn keep_tail(text: &str, cap: usize) -> String {
@@ -163,6 +180,38 @@ mod tests {
         assert!(text.len() <= PROJECT_INSTRUCTIONS_CAP);
         assert!(text.starts_with("[earlier project instructions truncated]"));
         assert!(text.ends_with("nearest rules"));
+    }
+
+    #[test]
+    fn claude_md_is_read_where_agents_md_is_absent_and_not_beside_it() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join(".git")).unwrap();
+        let sub = root.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::write(root.path().join("CLAUDE.md"), "claude rules").unwrap();
+        std::fs::write(root.path().join("GEMINI.md"), "gemini rules").unwrap();
+        std::fs::write(sub.join("AGENTS.md"), "agents rules").unwrap();
+        std::fs::write(sub.join("CLAUDE.md"), "shadowed claude rules").unwrap();
+        std::fs::write(sub.join("GEMINI.md"), "shadowed gemini rules").unwrap();
+        let text = load_agents_md(&sub).0.unwrap();
+        assert!(text.contains("claude rules") && text.contains("agents rules"));
+        assert!(!text.contains("gemini rules"), "{text}");
+        assert!(!text.contains("shadowed"), "{text}");
+        std::fs::remove_file(root.path().join("CLAUDE.md")).unwrap();
+        assert!(load_agents_md(&sub).0.unwrap().contains("gemini rules"));
+    }
+
+    #[test]
+    fn a_claude_md_symlink_leaving_the_project_is_skipped_with_a_warning() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "OUTSIDE").unwrap();
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join(".git")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.path().join("CLAUDE.md"))
+            .unwrap();
+        let (text, warnings) = load_agents_md(root.path());
+        assert_eq!(text, None);
+        assert!(warnings[0].contains("CLAUDE.md"), "{warnings:?}");
     }
 
     #[test]

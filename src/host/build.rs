@@ -9,17 +9,20 @@ use std::time::Duration;
 use super::HostError;
 
 type Result<T, E = HostError> = std::result::Result<T, E>;
-use crate::agent::{Agent, AgentConfig, LoopConfig};
+use crate::agent::{Agent, AgentConfig, LoopConfig, RecallSearchTool, RecallTool};
 use crate::ai::{
     Adaptor, AnthropicAdaptor, GeminiAdaptor, HttpOptions, OpenAiAdaptor, ResponsesAdaptor,
     RetryPolicy,
 };
 use crate::config::{Paths, ProviderKind, Settings};
-use crate::context::{ContextConfig, PromptSection, project, skills};
+use crate::context::{
+    ContextBuilder, ContextConfig, Environment, PromptSection, estimate, project, skills,
+};
 use crate::mcp::McpServers;
 use crate::permission::{Approver, Mode, Permits, Policy};
 use crate::sandbox::{SandboxMode, SandboxPolicy};
 use crate::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
+use crate::tool::ToolRegistry;
 use crate::tool::builtin::shell::{SecretFilter, Shell, ShellConfig};
 use crate::tool::builtin::{self, EditFormat};
 
@@ -36,20 +39,38 @@ pub enum SessionChoice {
     Pick,
 }
 
-/// The model adaptor the settings describe.
-pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
-    let http = HttpOptions {
+/// The network timeouts of `settings`: a local provider waits long for
+/// the first byte and never retries a slow start (a retry would make the
+/// model read the prompt again).
+pub fn http_options(settings: &Settings) -> HttpOptions {
+    HttpOptions {
         connect_timeout: settings.connect_timeout,
         idle_timeout: settings.idle_timeout,
-    };
+        first_byte_timeout: Some(settings.first_byte_timeout()),
+        retry_slow_start: !settings.provider.is_local(),
+    }
+}
+
+/// The model adaptor the settings describe.
+pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
+    let http = http_options(settings);
     let key = settings.api_key.clone();
     let base = settings.provider.base_url.clone();
     let model = settings.model.clone();
+    let effort = settings.effort;
     let adaptor: Arc<dyn Adaptor> = match settings.provider.kind {
-        ProviderKind::Anthropic => Arc::new(AnthropicAdaptor::new(base, key, model, http)?),
-        ProviderKind::OpenAi => Arc::new(OpenAiAdaptor::new(base, key, model, http)?),
-        ProviderKind::Gemini => Arc::new(GeminiAdaptor::new(base, key, model, http)?),
-        ProviderKind::OpenAiResponses => Arc::new(ResponsesAdaptor::new(base, key, model, http)?),
+        ProviderKind::Anthropic => {
+            Arc::new(AnthropicAdaptor::new(base, key, model, http)?.with_effort(effort))
+        }
+        ProviderKind::OpenAi => {
+            Arc::new(OpenAiAdaptor::new(base, key, model, http)?.with_effort(effort))
+        }
+        ProviderKind::Gemini => {
+            Arc::new(GeminiAdaptor::new(base, key, model, http)?.with_effort(effort))
+        }
+        ProviderKind::OpenAiResponses => {
+            Arc::new(ResponsesAdaptor::new(base, key, model, http)?.with_effort(effort))
+        }
     };
     Ok(adaptor)
 }
@@ -143,37 +164,57 @@ pub async fn open_session(
     Ok((session, resumed))
 }
 
-/// The context configuration for `cwd`: the built-in tools' guide,
-/// AGENTS.md and skills. Warnings (skipped AGENTS.md files and skills) are
-/// returned for the host to show.
+/// The context configuration for `cwd`: a section for each tool family
+/// (sent while its tools are offered), AGENTS.md (or CLAUDE.md, GEMINI.md),
+/// skills and the environment. Warnings (skipped instruction files and
+/// skills) are returned for the host to show.
 pub fn context_config(
     cwd: &Path,
     paths: &Paths,
     settings: &Settings,
-    writing: Option<EditFormat>,
 ) -> (ContextConfig, Vec<String>) {
     let (instructions, mut warnings) = project::load_agents_md(cwd);
     let (skills, skill_warnings) = skills::discover(cwd, Some(&paths.skills_dir));
     warnings.extend(skill_warnings);
-    let mut prompts = vec![PromptSection::new(
-        builtin::TOOL_PROMPTS_NAME,
-        builtin::tool_prompts(),
-    )];
-    if let Some(format) = writing {
-        prompts.push(PromptSection::new(
-            builtin::WRITING_PROMPTS_NAME,
-            builtin::writing_prompts(format),
-        ));
-    }
+    let mut prompts: Vec<PromptSection> = builtin::tool_prompt_sections()
+        .iter()
+        .map(|p| PromptSection::for_tools(p.name, p.text, p.tools.iter().copied()))
+        .collect();
+    prompts.push(PromptSection::for_tools(
+        "mcp_tools",
+        crate::mcp::PROMPT,
+        [format!("{}*", crate::mcp::TOOL_PREFIX)],
+    ));
     let config = ContextConfig {
         prompts,
         project_instructions: instructions,
         skills,
+        environment: Some(Environment::gather(cwd)),
         strategy: settings.context_strategy,
         context_window: settings.context_window,
         compact_at: settings.compact_at,
     };
     (config, warnings)
+}
+
+/// Estimated tokens of what every request of a session in `cwd` carries
+/// before any message when every built-in tool is offered (writing tools of
+/// the model's format, shell, recall): the system prompt and the tool
+/// definitions. `config show` prints it; the budget is 2 000.
+pub fn prompt_tokens(cwd: &Path, paths: &Paths, settings: &Settings) -> Result<u64> {
+    let (context, _) = context_config(cwd, paths, settings);
+    let registry = ToolRegistry::new();
+    let recall = RecallTool::new(None);
+    let registered = registry
+        .register(recall.clone())
+        .and_then(|()| registry.register(RecallSearchTool::new(recall)))
+        .and_then(|()| builtin::register_all(&registry))
+        .and_then(|()| builtin::register_writing(&registry, edit_format(settings)))
+        .and_then(|()| builtin::shell::register(&registry, &Shell::new(ShellConfig::default())));
+    registered.map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
+    let specs = registry.specs();
+    let prompt = ContextBuilder::new(context).system_prompt(&specs);
+    Ok(estimate::fixed_tokens(&prompt, &specs))
 }
 
 /// How a host decides gated calls: its default mode (used when no flag,
@@ -214,7 +255,7 @@ pub fn agent(
 ) -> Result<(Agent, Vec<String>)> {
     let mode = gate.mode(settings);
     let writing = mode.offers_writes().then(|| edit_format(settings));
-    let (context, warnings) = context_config(cwd, paths, settings, writing);
+    let (context, warnings) = context_config(cwd, paths, settings);
     let agent = Agent::new(AgentConfig {
         cwd: cwd.to_path_buf(),
         session,

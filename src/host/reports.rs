@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use crate::ai::HttpOptions;
 use crate::ai::openai::list_models;
 use crate::config::{ProviderKind, Settings, builtin_context_window};
 use crate::context::skills;
@@ -121,10 +120,7 @@ const CATALOGUE_WAIT: Duration = Duration::from_secs(3);
 pub(super) async fn models(settings: &Settings) -> Vec<ModelChoice> {
     let mut rows = configured_models(settings);
     if settings.provider.kind == ProviderKind::OpenAi {
-        let http = HttpOptions {
-            connect_timeout: settings.connect_timeout,
-            idle_timeout: settings.idle_timeout,
-        };
+        let http = super::build::http_options(settings);
         let key = settings.api_key.as_ref().map(|k| k.expose().to_string());
         let listed = tokio::time::timeout(
             CATALOGUE_WAIT,

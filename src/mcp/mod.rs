@@ -20,5 +20,5 @@ mod server;
 mod servers;
 
 pub use config::McpServerConfig;
-pub use names::tool_name;
+pub use names::{PROMPT, TOOL_PREFIX, tool_name};
 pub use servers::{McpServers, RestartError, ServerState, ServerStatus};

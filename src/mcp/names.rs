@@ -3,6 +3,12 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
+/// What every registered MCP tool's name starts with.
+pub const TOOL_PREFIX: &str = "mcp__";
+
+/// The system prompt's section on MCP tools, for while one is offered.
+pub const PROMPT: &str = include_str!("../../assets/prompts/mcp_tools.md");
+
 /// Longest name the registry accepts.
 const MAX_LEN: usize = 64;
 
@@ -11,7 +17,7 @@ const MAX_LEN: usize = 64;
 /// in a hash of the unsanitised pair, so it is stable across runs and two
 /// long names that share a prefix still differ.
 pub fn tool_name(server: &str, tool: &str) -> String {
-    let full = format!("mcp__{}__{}", sanitise(server), sanitise(tool));
+    let full = format!("{TOOL_PREFIX}{}__{}", sanitise(server), sanitise(tool));
     if full.len() <= MAX_LEN {
         return full;
     }

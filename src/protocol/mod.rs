@@ -18,6 +18,7 @@
 
 mod approval;
 mod content;
+mod effort;
 mod event;
 mod host;
 mod job;
@@ -29,6 +30,7 @@ mod tool;
 
 pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, CommandSandbox};
 pub use content::{ImageSource, PromptPart, parts_text};
+pub use effort::Effort;
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
 pub use host::{HostEvent, Op, OpId, Submission};
 pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};

@@ -14,8 +14,7 @@ use serde_json::{Map, Value};
 pub(crate) use crate::protocol::INTENT_FIELD;
 
 /// Description of `_intent` shown to the model.
-pub(crate) const INTENT_DESCRIPTION: &str =
-    "why you call this tool and what you expect to learn; name files, symbols, errors";
+pub(crate) const INTENT_DESCRIPTION: &str = "why you call this tool";
 
 /// The schemas of one tool's arguments.
 #[derive(Debug)]
@@ -35,7 +34,45 @@ pub(crate) fn args_schema<T: JsonSchema>() -> Option<ArgsSchema> {
             settings.meta_schema = None;
         })
         .into_generator();
-    exposed(generator.into_root_schema_for::<T>().to_value())
+    let mut schema = exposed(generator.into_root_schema_for::<T>().to_value())?;
+    if let Some(object) = schema.exposed.as_object_mut() {
+        // The struct's own doc ("Arguments of `tree`.") tells the model nothing.
+        object.remove("description");
+    }
+    slim(&mut schema.exposed);
+    Some(schema)
+}
+
+/// Drops from what the model sees what costs tokens and guides nothing:
+/// Rust integer formats (`uint32`; the bounds that matter stay), `null`
+/// defaults and types, and a minimum of 0.
+/// Validation keeps the full schema.
+fn slim(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            // A string: the keyword; an object would be a property named so.
+            if map.get("format").is_some_and(Value::is_string) {
+                map.remove("format");
+            }
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            // `["integer", "null"]` of an optional field: absence says the same.
+            if let Some(Value::Array(types)) = map.get("type")
+                && let [one, Value::String(null)] = types.as_slice()
+                && null == "null"
+            {
+                let one = one.clone();
+                map.insert("type".to_owned(), one);
+            }
+            if map.get("minimum") == Some(&Value::from(0)) {
+                map.remove("minimum");
+            }
+            map.values_mut().for_each(slim);
+        }
+        Value::Array(items) => items.iter_mut().for_each(slim),
+        _ => {}
+    }
 }
 
 /// The schemas of a tool whose object schema `own` came from elsewhere (an

@@ -68,7 +68,7 @@ async fn agent_in(
 fn repo_with_big_file(dir: &Path) -> std::path::PathBuf {
     let repo = dir.join("repo");
     std::fs::create_dir_all(repo.join("src")).unwrap();
-    let big: String = (1..=400)
+    let big: String = (1..=500)
         .map(|i| format!("line {i:04} of the big file\n"))
         .collect();
     std::fs::write(repo.join("big.txt"), big).unwrap();
@@ -228,7 +228,7 @@ async fn crossing_compact_at_summarises_and_folded_results_stay_recallable() {
         "the folded read of src/lib.rs is not resent"
     );
 
-    // Recall returns the folded result byte for byte: this one (12 878
+    // Recall returns the folded result byte for byte: this one (about 16 000
     // characters) is more than a page of a 9 000-token window holds, so its
     // first page comes, headed by where the next starts.
     let stored = session.load_all().await.unwrap();

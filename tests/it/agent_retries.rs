@@ -11,7 +11,7 @@ use crate::support;
 use std::time::Duration;
 
 use light_agent::agent::Notice;
-use light_agent::ai::RetryPolicy;
+use light_agent::ai::{HttpOptions, RetryPolicy};
 use light_agent::protocol::{AgentEvent, StopCause};
 use support::Reply;
 use support::agent_harness::{Harness, drain};
@@ -34,6 +34,33 @@ async fn harness(vendor: Vendor, replies: Vec<Reply>) -> Harness {
         max_retry_after: MAX_RETRY_AFTER,
     };
     Harness::start_with_retry(replies, |mock| vendor.adaptor(mock), retry).await
+}
+
+/// [`harness`] with the adaptor's network timeouts set to `http`.
+async fn harness_with(vendor: Vendor, replies: Vec<Reply>, http: HttpOptions) -> Harness {
+    let retry = RetryPolicy {
+        retries: 3,
+        base_delay: BASE_DELAY,
+        max_retry_after: MAX_RETRY_AFTER,
+    };
+    let adaptor = |mock: &support::MockModel| vendor.adaptor_at(vendor.base_url(&mock.url()), http);
+    Harness::start_with_retry(replies, adaptor, retry).await
+}
+
+/// The gap between chunks: far below how long the mock takes to start.
+const SHORT: Duration = Duration::from_millis(200);
+/// How long a slow model takes to send its first byte here.
+const SLOW_START: Duration = Duration::from_millis(1_500);
+
+/// A local server's options, as the binary makes them: a long wait for the
+/// first byte, never retried.
+fn local(first_byte: Duration) -> HttpOptions {
+    HttpOptions {
+        idle_timeout: SHORT,
+        first_byte_timeout: Some(first_byte),
+        retry_slow_start: false,
+        ..HttpOptions::default()
+    }
 }
 
 fn notices(rx: &mut UnboundedReceiver<Notice>) -> Vec<Notice> {
@@ -252,4 +279,78 @@ async fn an_in_stream_quota_error_is_not_retried(vendor: Vendor) {
     );
     assert_eq!(notices(&mut notice_rx), [], "{vendor}: no retry");
     assert_eq!(h.mock.request_count(), 1, "{vendor}");
+}
+
+for_vendors!(a_local_model_slow_to_send_its_first_byte_is_waited_for_once);
+async fn a_local_model_slow_to_send_its_first_byte_is_waited_for_once(vendor: Vendor) {
+    let replies = vec![
+        vendor.text("Read the prompt.").first_byte_delay(SLOW_START),
+        vendor.text("never asked for"),
+    ];
+    let h = harness_with(vendor, replies, local(Duration::from_secs(600))).await;
+    let outcome = h.agent.prompt("hello").await.unwrap();
+    assert_eq!(
+        outcome.cause,
+        StopCause::Done,
+        "{vendor}: {}",
+        outcome.message
+    );
+    assert_eq!(stored_outputs(&h).await, ["Read the prompt."], "{vendor}");
+    assert_eq!(h.mock.request_count(), 1, "{vendor}: one request, no retry");
+}
+
+for_vendors!(a_local_first_byte_timeout_is_not_retried);
+async fn a_local_first_byte_timeout_is_not_retried(vendor: Vendor) {
+    let replies = vec![
+        vendor.text("too late").first_byte_delay(SLOW_START),
+        vendor.text("never asked for"),
+    ];
+    let h = harness_with(vendor, replies, local(SHORT)).await;
+    let mut notice_rx = h.agent.subscribe_notices();
+    let outcome = h.agent.prompt("hello").await.unwrap();
+    assert_eq!(
+        outcome.cause,
+        StopCause::Llm,
+        "{vendor}: {}",
+        outcome.message
+    );
+    assert!(
+        outcome.message.contains("first_byte_timeout_secs"),
+        "{vendor}: {}",
+        outcome.message
+    );
+    assert_eq!(
+        retries(&notices(&mut notice_rx)),
+        Vec::<u32>::new(),
+        "{vendor}"
+    );
+    assert_eq!(
+        h.mock.request_count(),
+        1,
+        "{vendor}: the prefill is not started again"
+    );
+}
+
+for_vendors!(a_remote_model_keeps_the_idle_bound_for_its_first_byte_and_is_retried);
+async fn a_remote_model_keeps_the_idle_bound_for_its_first_byte_and_is_retried(vendor: Vendor) {
+    let replies = vec![
+        vendor.text("too late").first_byte_delay(SLOW_START),
+        vendor.text("Second try."),
+    ];
+    let http = HttpOptions {
+        idle_timeout: SHORT,
+        ..HttpOptions::default()
+    };
+    let h = harness_with(vendor, replies, http).await;
+    let mut notice_rx = h.agent.subscribe_notices();
+    let outcome = h.agent.prompt("hello").await.unwrap();
+    assert_eq!(
+        outcome.cause,
+        StopCause::Done,
+        "{vendor}: {}",
+        outcome.message
+    );
+    assert_eq!(retries(&notices(&mut notice_rx)), [1], "{vendor}");
+    assert_eq!(stored_outputs(&h).await, ["Second try."], "{vendor}");
+    assert_eq!(h.mock.request_count(), 2, "{vendor}");
 }

@@ -156,8 +156,10 @@ async fn recall_all(agent: &Agent, repo: &Path, id: &str) -> (String, usize) {
 async fn no_request_exceeds_a_small_window_and_every_folded_result_comes_back() {
     for window in [4_000, 8_000] {
         let dir = tempfile::tempdir().unwrap();
-        let repo = repo_with_files(dir.path(), 30);
-        let mut replies: Vec<Reply> = (0..30)
+        // Enough results that even their placeholders outgrow the 8 000-token window.
+        let files = 50;
+        let repo = repo_with_files(dir.path(), files);
+        let mut replies: Vec<Reply> = (0..files)
             .map(|i| read(&format!("c{i}"), &format!("f{i:02}.txt")))
             .collect();
         replies.push(Reply::openai_text("read them all"));
@@ -171,12 +173,12 @@ async fn no_request_exceeds_a_small_window_and_every_folded_result_comes_back() 
         let requests = mock.requests();
         assert!(
             requests.iter().any(|r| !is_streamed(&r.body)),
-            "30 results of 2–20 KB cannot stay in a {window}-token window unsummarised"
+            "{files} results of 2–20 KB cannot stay in a {window}-token window unsummarised"
         );
 
         // Every result, folded or not, comes back byte for byte, in pages when long.
         let stored = results(&session.load_all().await.unwrap());
-        assert_eq!(stored.len(), 30);
+        assert_eq!(stored.len(), files);
         let mut paged = 0;
         for outcome in &stored {
             let (recalled, pages) = recall_all(&agent, &repo, &outcome.id).await;

@@ -11,7 +11,7 @@ use crate::support;
 use std::time::Duration;
 
 use light_agent::ai::{Adaptor, AiError, AiErrorKind, HttpOptions, TextRequest};
-use light_agent::protocol::{AgentEvent, ToolCall, Usage};
+use light_agent::protocol::{AgentEvent, Effort, ToolCall, Usage};
 use proptest::prelude::{ProptestConfig, any, prop_assert_eq};
 use proptest::sample::Index;
 use proptest::test_runner::TestRunner;
@@ -463,4 +463,85 @@ async fn generate_text_errors_are_classified(vendor: Vendor) {
         (AiErrorKind::Provider, true, Some(Duration::from_secs(2))),
         "{vendor}: {err}"
     );
+}
+
+// ---------------------------------------------------------------- effort
+
+for_vendors!(effort_is_sent_as_the_formats_own_field_and_omitted_where_the_model_takes_none);
+async fn effort_is_sent_as_the_formats_own_field_and_omitted_where_the_model_takes_none(
+    vendor: Vendor,
+) {
+    let (thinks, plain) = vendor.effort_models();
+    let mock = MockModel::start([vendor.text("a"), vendor.text("b")]).await;
+    for model in [thinks, plain] {
+        let adaptor = vendor.effort_adaptor(vendor.base_url(&mock.url()), model, Effort::High);
+        let (_, error) = collect(adaptor.as_ref()).await;
+        assert!(error.is_none(), "{vendor} {model}: {error:?}");
+    }
+    let requests = mock.requests();
+    let field = |i: usize| requests[i].body.pointer(vendor.effort_pointer()).cloned();
+    let expected = match vendor {
+        Vendor::OpenAi | Vendor::Responses => json!("high"),
+        Vendor::Anthropic => json!(32_000),
+        Vendor::Gemini => json!(24_576),
+    };
+    assert_eq!(
+        field(0),
+        Some(expected),
+        "{vendor} {thinks}: {}",
+        requests[0].body
+    );
+    assert_eq!(
+        field(1),
+        None,
+        "{vendor} {plain} takes no effort: {}",
+        requests[1].body
+    );
+    if vendor == Vendor::Anthropic {
+        assert_eq!(
+            requests[0].body["max_tokens"],
+            1024 + 32_000,
+            "room for the answer stays"
+        );
+        assert!(requests[1].body.get("thinking").is_none());
+    }
+}
+
+/// With extended thinking on, Claude requires a tool step's thinking block
+/// (with its signature) back before the `tool_use` it led to.
+#[tokio::test]
+async fn anthropic_thinking_blocks_come_back_before_their_tool_use() {
+    use support::agent_harness::Harness;
+    use support::streams::AnthropicStream;
+    let vendor = Vendor::Anthropic;
+    let args = r#"{"search_strs":["fn main"],"_intent":"find main"}"#;
+    let replies = vec![
+        AnthropicStream::new()
+            .signed_thinking("I should grep.", "sig-123")
+            .tool_use("toolu_1", "grep", &[args])
+            .into_reply(),
+        vendor.text("Found it."),
+    ];
+    let h = Harness::start(replies, |mock| {
+        vendor.effort_adaptor(
+            vendor.base_url(&mock.url()),
+            "claude-sonnet-4-5",
+            Effort::Low,
+        )
+    })
+    .await;
+    let outcome = h.agent.prompt("where is main?").await.unwrap();
+    assert_eq!(outcome.message, "");
+    let second = &h.mock.requests()[1].body;
+    let assistant = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap();
+    assert_eq!(
+        assistant["content"][0],
+        json!({ "type": "thinking", "thinking": "I should grep.", "signature": "sig-123" })
+    );
+    assert_eq!(assistant["content"][1]["type"], "tool_use");
 }

@@ -281,6 +281,55 @@ fn context_window_flag_beats_file_beats_builtin_beats_default() {
 }
 
 #[test]
+fn effort_comes_from_the_flag_else_the_models_table() {
+    use light_agent::protocol::Effort;
+    let file = "model = \"o4-mini\"\n[models.\"o4-mini\"]\neffort = \"low\"\n";
+    assert_eq!(ready(None, &all_keys(), &Flags::default()).effort, None);
+    assert_eq!(
+        ready(Some(file), &all_keys(), &Flags::default()).effort,
+        Some(Effort::Low)
+    );
+    let flags = Flags {
+        effort: Some(Effort::High),
+        ..Flags::default()
+    };
+    let s = ready(Some(file), &all_keys(), &flags);
+    assert_eq!(s.effort, Some(Effort::High));
+    assert!(show(&s).contains("effort = \"high\""), "{}", show(&s));
+    let bad = "[models.\"o4-mini\"]\neffort = \"extreme\"\n";
+    assert!(run(Some(bad), &all_keys(), &Flags::default()).is_err());
+}
+
+#[test]
+fn a_local_provider_waits_600_s_for_the_first_byte_and_a_remote_one_its_idle_bound() {
+    let remote = ready(None, &all_keys(), &Flags::default());
+    assert!(!remote.provider.is_local());
+    assert_eq!(remote.first_byte_timeout(), remote.idle_timeout);
+
+    let env = all_keys().with("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1");
+    let local = ready(
+        Some("[http]\nidle_timeout_secs = 5\n"),
+        &env,
+        &Flags::default(),
+    );
+    assert!(local.provider.is_local());
+    assert_eq!(local.first_byte_timeout().as_secs(), 600);
+    assert_eq!(
+        local.idle_timeout.as_secs(),
+        5,
+        "the gap between chunks stays separate"
+    );
+
+    let set = ready(
+        Some("[http]\nfirst_byte_timeout_secs = 900\n"),
+        &env,
+        &Flags::default(),
+    );
+    assert_eq!(set.first_byte_timeout().as_secs(), 900);
+    assert!(show(&set).contains("first_byte_timeout_secs = 900  # local provider"));
+}
+
+#[test]
 fn file_values_override_builtin_defaults() {
     let file = "[context]\ncompact_at = 0.5\nstrategy = false\n[agent]\nmax_steps = 7\nretries = 1\n\
                 [http]\nconnect_timeout_secs = 2\nidle_timeout_secs = 9\n[tui]\nshow_thoughts = false\ntool_preview_lines = 12\n";

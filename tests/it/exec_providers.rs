@@ -350,3 +350,47 @@ async fn a_recorded_gemini_call_signature_is_sent_back_on_the_next_request() {
     assert_eq!(part["functionCall"]["name"], "get_country");
     assert_eq!(part["thoughtSignature"], recorded_part["thoughtSignature"]);
 }
+
+/// A model on this machine that takes longer than the idle bound to read
+/// the prompt: exec waits for it (the first-byte bound of a local server is
+/// 600 s), sends one request and shows the answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn exec_waits_for_a_local_model_slower_than_the_idle_bound_with_one_request() {
+    let f = Workspace::new("fn main() {}\n");
+    std::fs::create_dir_all(&f.home).unwrap();
+    std::fs::write(
+        f.home.join("config.toml"),
+        "[http]\nidle_timeout_secs = 1\n",
+    )
+    .unwrap();
+    let mock = MockModel::start([
+        Reply::openai_text("Prefill finished.")
+            .first_byte_delay(std::time::Duration::from_millis(2_500)),
+        Reply::openai_text("never asked for"),
+    ])
+    .await;
+    let out = run(command(
+        &f,
+        &[
+            "exec",
+            "--base-url",
+            &mock.openai_base_url(),
+            "--model",
+            "local-model",
+            "hi",
+        ],
+    ))
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("Prefill finished."),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        !text(&out.stderr).contains("retrying"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(mock.request_count(), 1);
+}

@@ -121,7 +121,9 @@ async fn matching_is_case_sensitive_and_literal() {
     assert!(!out.is_error);
     assert_eq!(
         out.content,
-        "no matches found.\n\nSearched for:\n- `class .* (extends|implements|{)`\n\nScope: `.`"
+        "no matches found.\n\nSearched for:\n- `class .* (extends|implements|{)`\n\nScope: `.`\n\n\
+         [how]: matching is literal and case-sensitive (ignored and hidden files are not searched); \
+         try a shorter fragment such as `implements`"
     );
 }
 

@@ -2,7 +2,9 @@
 //!
 //! - `text_delta` → output, `thinking_delta` → thought, `input_json_delta`
 //!   fragments (the first may be empty) → tool-call arguments by block index;
-//!   `signature_delta`, `redacted_thinking` and `ping` are ignored;
+//!   `ping` is ignored; with a memo attached, the step's thinking blocks
+//!   (text and `signature_delta`, or `redacted_thinking`) are remembered by
+//!   its first call's id once the stream finished well;
 //! - usage: `message_start` gives the prompt side, `message_delta` carries
 //!   cumulative counts (it may repeat `input_tokens`), so later values
 //!   replace earlier ones; the prompt total counts cache reads and writes;
@@ -10,11 +12,12 @@
 //! - a body that ends without `message_stop` is complete when a
 //!   `stop_reason` was seen, and cut otherwise.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::ai::assemble::{StepAssembler, UsageParts};
 use crate::ai::decode::{SseFrames, SseWire, StepTotals, WireDecoder};
 use crate::ai::http::{cut_stream_error, stream_error};
+use crate::ai::replay::ReplayMemo;
 use crate::ai::sse::SseEvent;
 use crate::ai::{AiError, AiErrorKind};
 use crate::protocol::AgentEvent;
@@ -30,6 +33,12 @@ pub struct AnthropicDecoder {
     output_tokens: u64,
     model: Option<String>,
     stopped: bool,
+    /// Where a step's thinking blocks are remembered.
+    memo: Option<ReplayMemo<Vec<Value>>>,
+    /// This step's thinking blocks, by stream block index.
+    thinking: Vec<(u64, Value)>,
+    /// The id of this step's first tool call.
+    first_call: Option<String>,
 }
 
 fn number(value: &Value, key: &str) -> Option<u64> {
@@ -44,6 +53,19 @@ impl AnthropicDecoder {
     /// A decoder at the start of a response body.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Remembers the step's thinking blocks in `memo` when it finishes.
+    pub(crate) fn with_thinking_memo(mut self, memo: ReplayMemo<Vec<Value>>) -> Self {
+        self.memo = Some(memo);
+        self
+    }
+
+    fn thinking_block(&mut self, slot: u64) -> Option<&mut Value> {
+        self.thinking
+            .iter_mut()
+            .find(|(at, _)| *at == slot)
+            .map(|(_, block)| block)
     }
 
     /// Counts are cumulative, so a repeated field never adds; taking the
@@ -90,8 +112,16 @@ impl SseWire for AnthropicDecoder {
                 let block = data.get("content_block").unwrap_or(&Value::Null);
                 match text(block, "type") {
                     "text" => self.step.output_delta(text(block, "text"), out),
-                    "thinking" => self.step.thought_delta(text(block, "thinking"), out),
+                    "thinking" => {
+                        self.step.thought_delta(text(block, "thinking"), out);
+                        let kept = json!({ "type": "thinking", "thinking": text(block, "thinking"), "signature": text(block, "signature") });
+                        self.thinking.push((slot, kept));
+                    }
+                    "redacted_thinking" => self.thinking.push((slot, block.clone())),
                     "tool_use" => {
+                        if self.first_call.is_none() {
+                            self.first_call = Some(text(block, "id").to_owned());
+                        }
                         let input = block
                             .get("input")
                             .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
@@ -111,7 +141,20 @@ impl SseWire for AnthropicDecoder {
                 let delta = data.get("delta").unwrap_or(&Value::Null);
                 match text(delta, "type") {
                     "text_delta" => self.step.output_delta(text(delta, "text"), out),
-                    "thinking_delta" => self.step.thought_delta(text(delta, "thinking"), out),
+                    "thinking_delta" => {
+                        let fragment = text(delta, "thinking");
+                        self.step.thought_delta(fragment, out);
+                        if let Some(block) = self.thinking_block(slot) {
+                            let joined = format!("{}{fragment}", text(block, "thinking"));
+                            block["thinking"] = json!(joined);
+                        }
+                    }
+                    "signature_delta" => {
+                        let signature = text(delta, "signature").to_owned();
+                        if let Some(block) = self.thinking_block(slot) {
+                            block["signature"] = json!(signature);
+                        }
+                    }
                     "input_json_delta" => {
                         let fragment = text(delta, "partial_json");
                         self.step
@@ -150,6 +193,15 @@ impl WireDecoder for AnthropicDecoder {
             return Err(cut_stream_error());
         }
         std::mem::take(&mut self.step).finish(out);
+        if let (Some(memo), Some(first)) = (&self.memo, &self.first_call)
+            && !self.thinking.is_empty()
+        {
+            let blocks = std::mem::take(&mut self.thinking)
+                .into_iter()
+                .map(|(_, b)| b)
+                .collect();
+            memo.insert(first, blocks);
+        }
         let usage = UsageParts {
             input: self.prompt_tokens + self.cache_write + self.cache_read.unwrap_or(0),
             output: self.output_tokens,

@@ -12,15 +12,17 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use decode::AnthropicDecoder;
-pub use request::{build_request_body, build_text_body};
+pub use request::{build_request_body, build_request_body_with, build_text_body};
 
 use super::client::{KeyHeader, ModelClient};
+use super::effort;
 use super::endpoint::{BaseUrl, Endpoint};
 use super::http::HttpOptions;
+use super::replay::ReplayMemo;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
-use crate::protocol::Secret;
 use crate::protocol::Usage;
+use crate::protocol::{Effort, Secret};
 
 /// The `anthropic-version` header every request carries.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -33,6 +35,9 @@ pub struct AnthropicAdaptor {
     client: ModelClient,
     endpoint: Endpoint,
     max_tokens: u32,
+    effort: Option<Effort>,
+    /// Thinking blocks of tool steps, sent back while thinking is on.
+    thinking: ReplayMemo<Vec<Value>>,
 }
 
 impl AnthropicAdaptor {
@@ -53,7 +58,16 @@ impl AnthropicAdaptor {
             client: ModelClient::new(&base, api_key, key_header, model.into(), http)?,
             endpoint: BaseUrl::parse(&base).join("/v1/messages"),
             max_tokens: DEFAULT_MAX_TOKENS,
+            effort: None,
+            thinking: ReplayMemo::default(),
         })
+    }
+
+    /// The same client asking Claude models that think for `effort`
+    /// (`thinking.budget_tokens`; others are sent nothing).
+    pub fn with_effort(mut self, effort: Option<Effort>) -> Self {
+        self.effort = effort;
+        self
     }
 
     /// The same client with a different `max_tokens` per call.
@@ -71,9 +85,16 @@ impl AnthropicAdaptor {
 
 impl Adaptor for AnthropicAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body = build_request_body(self.client.model(), self.max_tokens, &req);
-        self.client
-            .stream(self.post(&body), AnthropicDecoder::new(), cancel)
+        let model = self.client.model();
+        let thinks = self
+            .effort
+            .is_some_and(|e| effort::anthropic_budget(model, e).is_some());
+        let mut body = build_request_body_with(model, self.max_tokens, &req, |id| {
+            thinks.then(|| self.thinking.get(id)).flatten()
+        });
+        effort::apply_anthropic(&mut body, model, self.effort);
+        let decoder = AnthropicDecoder::new().with_thinking_memo(self.thinking.clone());
+        self.client.stream(self.post(&body), decoder, cancel)
     }
 
     fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>> {

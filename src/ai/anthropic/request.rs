@@ -15,17 +15,29 @@ const CONTINUATION_NOTE: &str = "[continuing an earlier conversation]";
 /// The system prompt is the top-level `system` field. History follows the
 /// shared rules (see [`crate::ai`]), with these Anthropic specifics:
 /// - host notes (summary, interruption, system input) are user text blocks;
-/// - reasoning is not echoed: thinking blocks must carry the provider's
-///   signature to be sent back, which the event log does not keep, and
-///   thinking is not requested, so dropping it loses nothing the API needs;
+/// - reasoning is not echoed from the log (thinking blocks must carry the
+///   provider's signature, which the log does not keep); with extended
+///   thinking on, [`build_request_body_with`] puts back a tool step's
+///   remembered thinking blocks, which the API requires;
 /// - tool results are `tool_result` blocks with `is_error`;
 /// - consecutive messages of one role are merged, because the API requires
 ///   user and assistant turns to alternate.
 pub fn build_request_body(model: &str, max_tokens: u32, req: &StreamRequest) -> Value {
+    build_request_body_with(model, max_tokens, req, |_| None)
+}
+
+/// The JSON body of a streamed call; `thinking(call_id)` gives the thinking
+/// blocks (with their signatures) of the step whose first call is `call_id`.
+pub fn build_request_body_with(
+    model: &str,
+    max_tokens: u32,
+    req: &StreamRequest,
+    thinking: impl Fn(&str) -> Option<Vec<Value>>,
+) -> Value {
     let mut body = json!({
         "model": model,
         "max_tokens": max_tokens,
-        "messages": messages(&req.events),
+        "messages": messages(&req.events, &thinking),
         "stream": true,
     });
     if !req.system_prompt.is_empty() {
@@ -65,14 +77,18 @@ fn text_block(text: &str) -> Value {
     json!({ "type": "text", "text": text })
 }
 
-fn messages(events: &[AgentEvent]) -> Vec<Value> {
+fn messages(events: &[AgentEvent], thinking: &impl Fn(&str) -> Option<Vec<Value>>) -> Vec<Value> {
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for item in history::items(events) {
         let (role, blocks) = match item {
             Item::User(text) => ("user", vec![text_block(text)]),
             Item::Note(text) => ("user", vec![text_block(&text)]),
             Item::Assistant { output, calls, .. } => {
-                let mut blocks = Vec::new();
+                // Thinking blocks come first in the step they belong to.
+                let mut blocks = calls
+                    .first()
+                    .and_then(|first| thinking(&first.id))
+                    .unwrap_or_default();
                 if !output.is_empty() {
                     blocks.push(text_block(output));
                 }

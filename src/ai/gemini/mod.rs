@@ -31,8 +31,8 @@ use super::http::HttpOptions;
 use super::replay::ReplayMemo;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
-use crate::protocol::Secret;
 use crate::protocol::Usage;
+use crate::protocol::{Effort, Secret};
 
 /// A client for one Gemini model.
 #[derive(Debug, Clone)]
@@ -42,6 +42,7 @@ pub struct GeminiAdaptor {
     model_url: BaseUrl,
     call_ids: CallIds,
     signatures: ReplayMemo<String>,
+    effort: Option<Effort>,
 }
 
 /// `{base}/v1beta` unless `base` already names an API version.
@@ -86,7 +87,15 @@ impl GeminiAdaptor {
             model_url,
             call_ids: CallIds::new(),
             signatures: ReplayMemo::default(),
+            effort: None,
         })
+    }
+
+    /// The same client asking Gemini models that think for `effort`
+    /// (`thinkingConfig.thinkingBudget`; others are sent nothing).
+    pub fn with_effort(mut self, effort: Option<Effort>) -> Self {
+        self.effort = effort;
+        self
     }
 
     /// The same client naming id-less calls from `call_ids` (e.g. a fixed
@@ -104,7 +113,9 @@ impl GeminiAdaptor {
 
 impl Adaptor for GeminiAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body = build_request_body_with(self.client.model(), &req, |id| self.signatures.get(id));
+        let mut body =
+            build_request_body_with(self.client.model(), &req, |id| self.signatures.get(id));
+        super::effort::apply_gemini(&mut body, self.client.model(), self.effort);
         let request = self.post("streamGenerateContent?alt=sse", &body);
         let decoder =
             GeminiDecoder::new(self.call_ids.clone()).with_signature_memo(self.signatures.clone());

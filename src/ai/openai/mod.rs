@@ -22,14 +22,15 @@ use super::endpoint::{BaseUrl, Endpoint};
 use super::http::HttpOptions;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, AiErrorKind, EventStream, StreamRequest, TextRequest, TextResponse};
-use crate::protocol::Secret;
 use crate::protocol::Usage;
+use crate::protocol::{Effort, Secret};
 
 /// A client for one model behind an OpenAI-compatible endpoint.
 #[derive(Debug, Clone)]
 pub struct OpenAiAdaptor {
     client: ModelClient,
     endpoint: Endpoint,
+    effort: Option<Effort>,
 }
 
 impl OpenAiAdaptor {
@@ -48,13 +49,22 @@ impl OpenAiAdaptor {
         Ok(Self {
             client: ModelClient::new(&base, api_key, KeyHeader::Bearer, model.into(), http)?,
             endpoint: BaseUrl::parse(&base).join("/chat/completions"),
+            effort: None,
         })
+    }
+
+    /// The same client asking reasoning models for `effort`
+    /// (`reasoning_effort`; other models are sent nothing).
+    pub fn with_effort(mut self, effort: Option<Effort>) -> Self {
+        self.effort = effort;
+        self
     }
 }
 
 impl Adaptor for OpenAiAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body = build_request_body(self.client.model(), &req);
+        let mut body = build_request_body(self.client.model(), &req);
+        super::effort::apply_chat(&mut body, self.client.model(), self.effort);
         let request = self.client.post(&self.endpoint, &body);
         self.client.stream(request, OpenAiDecoder::new(), cancel)
     }

@@ -37,8 +37,8 @@ use super::http::HttpOptions;
 use super::replay::ReplayMemo;
 use super::text::usage_u64;
 use super::{Adaptor, AiError, EventStream, StreamRequest, TextRequest, TextResponse};
-use crate::protocol::Secret;
 use crate::protocol::Usage;
+use crate::protocol::{Effort, Secret};
 
 /// A client for one model behind the OpenAI Responses API.
 #[derive(Debug, Clone)]
@@ -47,6 +47,7 @@ pub struct ResponsesAdaptor {
     endpoint: Endpoint,
     options: ResponsesOptions,
     reasoning: ReplayMemo<Vec<Value>>,
+    effort: Option<Effort>,
 }
 
 impl ResponsesAdaptor {
@@ -69,7 +70,15 @@ impl ResponsesAdaptor {
             options: ResponsesOptions::for_model(&model),
             client: ModelClient::new(&base, api_key, KeyHeader::Bearer, model, http)?,
             reasoning: ReplayMemo::default(),
+            effort: None,
         })
+    }
+
+    /// The same client asking reasoning models for `effort`
+    /// (`reasoning.effort`; other models are sent nothing).
+    pub fn with_effort(mut self, effort: Option<Effort>) -> Self {
+        self.effort = effort;
+        self
     }
 
     /// The same client with explicit request options.
@@ -81,9 +90,10 @@ impl ResponsesAdaptor {
 
 impl Adaptor for ResponsesAdaptor {
     fn stream(&self, req: StreamRequest, cancel: CancellationToken) -> EventStream {
-        let body = build_request_body_with(self.client.model(), self.options, &req, |id| {
+        let mut body = build_request_body_with(self.client.model(), self.options, &req, |id| {
             self.reasoning.get(id)
         });
+        super::effort::apply_responses(&mut body, self.client.model(), self.effort);
         let request = self.client.post(&self.endpoint, &body);
         let decoder = ResponsesDecoder::new().with_reasoning_memo(self.reasoning.clone());
         self.client.stream(request, decoder, cancel)

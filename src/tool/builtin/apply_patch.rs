@@ -9,18 +9,18 @@ use serde_json::{Map, Value};
 
 use super::edit::rename;
 use super::{blocking, change};
-use crate::tool::fs::{RelPath, Root};
+use crate::tool::fs::{RelPath, Root, nearby};
 use crate::tool::patch::{FileOp, TextFile, apply_hunks, parse_patch};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "apply_patch";
 
-const DESCRIPTION: &str = "Changes files with a patch in the `*** Begin Patch` format: `*** Add File: path` (lines prefixed +), `*** Delete File: path`, `*** Update File: path` (optionally `*** Move to: new path`) with hunks starting `@@` (optionally followed by a line such as the enclosing function) and lines prefixed ` ` (context), `-` (remove), `+` (add); end with `*** End Patch`. Every hunk must match exactly one place; if any hunk or file fails, nothing is written.";
+const DESCRIPTION: &str = "Change files with one `*** Begin Patch` … `*** End Patch` patch (format in the system prompt). Every hunk must match exactly one place; if any hunk or file fails, nothing is written.";
 
 /// Arguments of `apply_patch`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ApplyPatchArgs {
-    /// The whole patch, from `*** Begin Patch` to `*** End Patch`.
+    /// The whole patch.
     pub patch: String,
 }
 
@@ -133,6 +133,13 @@ fn plan(
 ) -> Result<change::FileChange, ToolOutput> {
     let failed =
         |what: String| ToolOutput::error(format!("apply_patch: {what}; nothing was changed"));
+    // A missing file: what exists near it.
+    let missing = |what: String| {
+        ToolOutput::error(format!(
+            "apply_patch: {what}; nothing was changed{}",
+            nearby(&ctx.root, &rel)
+        ))
+    };
     match op {
         FileOp::Add { path, content } => {
             if existing.is_some() {
@@ -151,7 +158,7 @@ fn plan(
         }
         FileOp::Delete { path } => {
             let Some(existing) = existing else {
-                return Err(failed(format!(
+                return Err(missing(format!(
                     "{path} does not exist, so it cannot be deleted"
                 )));
             };
@@ -167,7 +174,7 @@ fn plan(
         }
         FileOp::Update { path, hunks, .. } => {
             let Some(existing) = existing else {
-                return Err(failed(format!(
+                return Err(missing(format!(
                     "{path} does not exist (use *** Add File to create it)"
                 )));
             };

@@ -5,30 +5,31 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{blocking, change};
+use crate::tool::fs::nearby;
 use crate::tool::patch::{Replacement, apply_replacements};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "edit";
 
-const DESCRIPTION: &str = "Replaces text in one file. Each edit's old_string must appear exactly once in the file as it is now (or set replace_all to change every occurrence); all edits of a call are matched against the original file and must not overlap. Copy old_string from read_file output (the `N | ` prefixes may stay). Returns a numbered excerpt around each change.";
+const DESCRIPTION: &str = "Replace text in one file: each old_string must occur once in the file as it is now (or set replace_all); edits match the original and must not overlap. `N | ` prefixes may stay.";
 
 /// Arguments of `edit`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditArgs {
-    /// File to change, relative to the working directory.
+    /// File to change.
     pub path: String,
-    /// The replacements, applied together.
+    /// Applied together.
     pub edits: Vec<EditItem>,
 }
 
 /// One replacement.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditItem {
-    /// Exact text to find, with enough surrounding lines to be unique.
+    /// Exact text, unique in the file.
     pub old_string: String,
-    /// The text that replaces it.
+    /// Its replacement.
     pub new_string: String,
-    /// Replace every occurrence instead of exactly one.
+    /// Replace every occurrence.
     #[serde(default)]
     pub replace_all: bool,
 }
@@ -117,19 +118,23 @@ impl Tool for EditTool {
                 "edit: `edits` is empty; give at least one {old_string, new_string}",
             );
         }
-        let root = ctx.root.clone();
-        let loaded =
-            match blocking::run_blocking(&ctx.cancel, move |_| change::load(&root, &rel)).await {
-                Ok(Ok(Some(loaded))) => loaded,
-                Ok(Ok(None)) => {
-                    return ToolOutput::error(format!(
-                        "{} does not exist; create it with write (edit changes existing files)",
-                        args.path
-                    ));
-                }
-                Ok(Err(output)) => return output,
-                Err(interrupted) => return interrupted.into_output(NAME),
-            };
+        let (root, target) = (ctx.root.clone(), rel.clone());
+        let loaded = match blocking::run_blocking(&ctx.cancel, move |_| {
+            change::load(&root, &target)
+        })
+        .await
+        {
+            Ok(Ok(Some(loaded))) => loaded,
+            Ok(Ok(None)) => {
+                return ToolOutput::error(format!(
+                    "{} does not exist; create it with write (edit changes existing files){}",
+                    args.path,
+                    nearby(&ctx.root, &rel)
+                ));
+            }
+            Ok(Err(output)) => return output,
+            Err(interrupted) => return interrupted.into_output(NAME),
+        };
         if let Err(stale) = change::check_fresh(&ctx, &loaded, false) {
             return stale;
         }

@@ -35,26 +35,16 @@ const MAX_LINE_CHARS: usize = 500;
 /// Search strings that would match (nearly) every line.
 const CATCH_ALLS: [&str; 6] = [".", ".*", ".+", "^.*$", "^.+$", "*"];
 
-const DESCRIPTION: &str = "Search the working directory (or one directory in it) for one or more \
-known plain strings; returns file path, line number and the matching line. It is a discovery tool: \
-use it to locate functions, types, variables, events, tool names, error text, config and protocol \
-fields. Strings are matched literally and case-sensitively: no regex, globs, paths or flags (search \
-\"class \" or \"fn main\" to find definitions). It does not browse or read: use tree for structure \
-and read_file once the file is known.
-- [good]: grep({\"search_strs\": [\"ToolCall\"]})
-- [good]: grep({\"search_strs\": [\"tool_result\", \"ToolResult\"], \"scope\": \"src/agent\"})
-- [bad]: grep({\"search_strs\": [\".\"]})  (catch-all)
-- [bad]: grep({\"search_strs\": [\"src/agent\"]})  (a path; use tree)";
+const DESCRIPTION: &str = "Find where literal, case-sensitive strings occur (path:line and the \
+line), e.g. \"fn parse\" or an error text. No regex, globs, paths or flags; not for listing files.";
 
 /// Arguments of `grep`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GrepArgs {
-    /// 1 to 10 plain strings to find, matched literally and case-sensitively
-    /// (e.g. ["fn execute", "ToolOutput"]). Not regex, not paths, not wildcards.
+    /// 1 to 10 literal strings, e.g. ["fn execute", "ToolOutput"].
     #[schemars(length(min = 1, max = 10), inner(length(min = 1)))]
     pub search_strs: Vec<String>,
-    /// Directory to search in, relative to the working directory (default: all of it).
-    /// A directory only; to read a known file use read_file.
+    /// Directory to search (default: all).
     #[serde(default)]
     pub scope: Option<String>,
 }
@@ -108,7 +98,7 @@ impl Tool for GrepTool {
             Ok(Err(refusal)) if refusal.kind == FsRefusalKind::NotDirectory => {
                 return scope_not_directory(scope_input);
             }
-            Ok(Err(refusal)) => return refusal.into(),
+            Ok(Err(refusal)) => return refusal.guided(&ctx.root, &scope).into(),
             Err(interrupted) => return interrupted.into_output(NAME),
         };
         ToolOutput::ok(render(&valid, &skipped, &scope.to_string(), &found))
@@ -367,12 +357,64 @@ fn render(valid: &[String], skipped: &[String], scope: &str, found: &Found) -> S
             found.unreadable
         );
     }
+    if found.matches.is_empty() {
+        let _ = writeln!(out, "\n[how]: {}", no_match_advice(valid, scope));
+    }
     out.trim_end().to_owned()
+}
+
+/// What to try after a search found nothing: a shorter fragment of a long
+/// string, the whole project when a narrower scope was searched.
+fn no_match_advice(valid: &[String], scope: &str) -> String {
+    let mut advice = String::from(
+        "matching is literal and case-sensitive (ignored and hidden files are not searched); try",
+    );
+    let shorter: Vec<String> = valid
+        .iter()
+        .filter_map(|s| shorter_fragment(s))
+        .map(|f| format!("`{f}`"))
+        .collect();
+    if shorter.is_empty() {
+        advice.push_str(" another spelling, case or name");
+    } else {
+        let _ = write!(advice, " a shorter fragment such as {}", shorter.join(", "));
+    }
+    if scope != "." {
+        advice.push_str(", or the whole project (no scope)");
+    }
+    advice
+}
+
+/// The longest word of a multi-word or long string (identifiers split on
+/// `_` and case changes are left whole: a word is what spaces and
+/// punctuation separate); `None` when the string is already short.
+fn shorter_fragment(s: &str) -> Option<String> {
+    let words = s.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+    let longest = words.max_by_key(|w| w.chars().count())?;
+    (longest.chars().count() >= 3 && longest.len() < s.trim().len()).then(|| longest.to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_match_advice_names_a_shorter_fragment_and_the_whole_project() {
+        let advice = no_match_advice(&["relay server default port".into()], "src");
+        assert!(
+            advice.contains("a shorter fragment such as `default`"),
+            "{advice}"
+        );
+        assert!(
+            advice.ends_with("or the whole project (no scope)"),
+            "{advice}"
+        );
+        let advice = no_match_advice(&["Port".into()], ".");
+        assert!(
+            advice.ends_with("another spelling, case or name"),
+            "{advice}"
+        );
+    }
 
     #[test]
     fn refuses_catch_alls_paths_and_blanks() {

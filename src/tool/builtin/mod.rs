@@ -32,7 +32,10 @@ mod write;
 pub use apply_patch::{ApplyPatchArgs, ApplyPatchTool};
 pub use edit::{EditArgs, EditItem, EditTool};
 pub use grep::{GrepArgs, GrepTool};
-pub use prompts::{TOOL_PROMPTS_NAME, WRITING_PROMPTS_NAME, tool_prompts, writing_prompts};
+pub use prompts::{
+    SHELL_PROMPTS_NAME, TOOL_PROMPTS_NAME, ToolPrompt, WRITING_PROMPTS_NAME, shell_prompts,
+    tool_prompt_sections, tool_prompts, writing_prompts,
+};
 pub use read_file::{ReadFileArgs, ReadFileTool};
 pub use tree::{TreeArgs, TreeTool};
 pub use write::{WriteArgs, WriteTool};

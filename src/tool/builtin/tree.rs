@@ -25,19 +25,16 @@ const NAME: &str = "tree";
 const DEFAULT_MAX_FILES: u32 = 300;
 const MAX_MAX_FILES: u32 = 1000;
 
-const DESCRIPTION: &str = "Show the project's file tree inside the working directory, with file sizes, \
-to explore structure, layering, packages and where key files live. Use it first when you need the \
-architecture or do not know what to search for. Files ignored by .gitignore/.ignore and hidden files \
-are left out. Do not use grep to browse; use tree.";
+const DESCRIPTION: &str = "The project's file tree with sizes, ignored and hidden files left out: \
+for structure and where key files live.";
 
 /// Arguments of `tree`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TreeArgs {
-    /// Directory to list, relative to the working directory (default ".").
+    /// Directory to list (default ".").
     #[serde(default = "default_path")]
     pub path: String,
-    /// Most files to list, 1 to 1000 (default 300). Files are sorted first, so the
-    /// same call always lists the same files.
+    /// Most files to list (default 300).
     #[serde(default = "default_max_files")]
     #[schemars(range(min = 1, max = 1000))]
     pub max_files: u32,
@@ -75,15 +72,14 @@ impl Tool for TreeTool {
             Err(refusal) => return refusal.into(),
         };
         let max_files = args.max_files.clamp(1, MAX_MAX_FILES) as usize;
-        let root = ctx.root.clone();
-        let walked = blocking::run_blocking(&ctx.cancel, move |stop| {
-            walk(&root, &start, max_files, stop)
-        })
-        .await;
+        let (root, from) = (ctx.root.clone(), start.clone());
+        let walked =
+            blocking::run_blocking(&ctx.cancel, move |stop| walk(&root, &from, max_files, stop))
+                .await;
         match walked {
             Ok(Ok(Some(listing))) => ToolOutput::ok(listing.render()),
             Ok(Ok(None)) => blocking::cancelled(NAME),
-            Ok(Err(refusal)) => refusal.into(),
+            Ok(Err(refusal)) => refusal.guided(&ctx.root, &start).into(),
             Err(interrupted) => interrupted.into_output(NAME),
         }
     }

@@ -11,14 +11,14 @@ use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const NAME: &str = "write";
 
-const DESCRIPTION: &str = "Writes a whole file: creates it (and its folders), or replaces a file you have read in its current form. Prefer edit for changes to existing files. A file that exists but you have not read, or that changed since you read it, is refused with its current content.";
+const DESCRIPTION: &str = "Write a whole file: create it (and its folders), or replace a file you have read as it is now. Prefer edit for existing files.";
 
 /// Arguments of `write`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WriteArgs {
-    /// File to write, relative to the working directory.
+    /// File to write.
     pub path: String,
-    /// The complete new content.
+    /// The whole new content.
     pub content: String,
 }
 

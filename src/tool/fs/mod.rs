@@ -23,6 +23,7 @@
 //! Not guarded: hard links. A hard link inside the root to a file elsewhere
 //! is, by inode, a file inside; see docs/SECURITY.md.
 
+mod nearest;
 mod path;
 mod refusal;
 mod resolve;
@@ -40,6 +41,7 @@ use std::sync::Arc;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+pub use nearest::nearby;
 pub use path::{MAX_PATH_BYTES, RelPath, Spelling};
 pub use refusal::{FsRefusal, FsRefusalKind};
 use resolve::Resolver;

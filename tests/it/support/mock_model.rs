@@ -84,6 +84,7 @@ pub struct Reply {
     streamed: bool,
     chunking: Chunking,
     chunk_delay: Duration,
+    first_byte_delay: Duration,
     ending: Ending,
 }
 
@@ -98,6 +99,7 @@ impl Reply {
             streamed: true,
             chunking: Chunking::Events,
             chunk_delay: Duration::ZERO,
+            first_byte_delay: Duration::ZERO,
             ending: Ending::Complete,
         }
     }
@@ -160,6 +162,13 @@ impl Reply {
         self.streamed = true;
         offsets.sort_unstable();
         self.chunking = Chunking::At(offsets);
+        self
+    }
+
+    /// Waits this long before sending anything, headers included (a model
+    /// reading a long prompt).
+    pub fn first_byte_delay(mut self, delay: Duration) -> Self {
+        self.first_byte_delay = delay;
         self
     }
 
@@ -434,6 +443,9 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
         Reply::status(418)
             .body_json(json!({ "error": { "message": "mock: no scripted reply left" } }))
     });
+    if !reply.first_byte_delay.is_zero() {
+        tokio::time::sleep(reply.first_byte_delay).await;
+    }
     let mut head = format!(
         "HTTP/1.1 {} {}\r\ncontent-type: {}\r\nconnection: {}\r\n",
         reply.status,

@@ -164,6 +164,17 @@ impl AnthropicStream {
         self.block(json!({ "type": "text", "text": "" }), deltas)
     }
 
+    /// A thinking block of three deltas and then its `signature_delta`
+    /// (what extended thinking streams).
+    pub fn signed_thinking(self, text: &str, signature: &str) -> Self {
+        let mut deltas: Vec<Value> = split3(text)
+            .into_iter()
+            .map(|t| json!({ "type": "thinking_delta", "thinking": t }))
+            .collect();
+        deltas.push(json!({ "type": "signature_delta", "signature": signature }));
+        self.block(json!({ "type": "thinking", "thinking": "" }), deltas)
+    }
+
     /// A tool_use block whose input arrives in these `input_json_delta`
     /// fragments.
     pub fn tool_use(mut self, id: &str, name: &str, fragments: &[&str]) -> Self {

@@ -16,6 +16,7 @@ use light_agent::ai::{
     Adaptor, AnthropicAdaptor, GeminiAdaptor, HttpOptions, OpenAiAdaptor, ResponsesAdaptor,
     StreamRequest, TextRequest, WireDecoder, anthropic, openai,
 };
+use light_agent::protocol::Effort;
 use serde_json::{Value, json};
 
 use super::mock_model::{MockModel, Reply};
@@ -133,6 +134,55 @@ impl Vendor {
             Vendor::Responses => {
                 Arc::new(ResponsesAdaptor::new(base_url, key, model, http).unwrap())
             }
+        }
+    }
+
+    /// The adaptor for `model` at `base_url` asking for `effort`.
+    pub fn effort_adaptor(self, base_url: String, model: &str, effort: Effort) -> Arc<dyn Adaptor> {
+        let (key, http, effort) = (Some(KEY.into()), HttpOptions::default(), Some(effort));
+        match self {
+            Vendor::OpenAi => Arc::new(
+                OpenAiAdaptor::new(base_url, key, model, http)
+                    .unwrap()
+                    .with_effort(effort),
+            ),
+            Vendor::Anthropic => Arc::new(
+                AnthropicAdaptor::new(base_url, key, model, http)
+                    .unwrap()
+                    .with_max_tokens(1024)
+                    .with_effort(effort),
+            ),
+            Vendor::Gemini => Arc::new(
+                GeminiAdaptor::new(base_url, key, model, http)
+                    .unwrap()
+                    .with_effort(effort),
+            ),
+            Vendor::Responses => Arc::new(
+                ResponsesAdaptor::new(base_url, key, model, http)
+                    .unwrap()
+                    .with_effort(effort),
+            ),
+        }
+    }
+
+    /// A model of this format that takes a reasoning effort, and one that
+    /// takes none.
+    pub fn effort_models(self) -> (&'static str, &'static str) {
+        match self {
+            Vendor::OpenAi => ("o4-mini", "gpt-4.1"),
+            Vendor::Anthropic => ("claude-sonnet-4-5", "claude-3-5-haiku-latest"),
+            Vendor::Gemini => ("gemini-2.5-pro", "gemini-2.0-flash"),
+            Vendor::Responses => ("gpt-5", "gpt-4.1"),
+        }
+    }
+
+    /// Where the format carries the effort in a request body.
+    pub fn effort_pointer(self) -> &'static str {
+        match self {
+            Vendor::OpenAi => "/reasoning_effort",
+            Vendor::Anthropic => "/thinking/budget_tokens",
+            Vendor::Gemini => "/generationConfig/thinkingConfig/thinkingBudget",
+            Vendor::Responses => "/reasoning/effort",
         }
     }
 

@@ -35,28 +35,24 @@ const READER_BYTES: usize = 64 * 1024;
 /// How much of the file start is checked for a NUL byte.
 const BINARY_SNIFF_BYTES: u64 = 8 * 1024;
 
-const DESCRIPTION: &str = "Read a text file inside the working directory. Files up to 100 KiB come \
-back whole with line numbers; larger files come back as a window of lines with [complete] and a \
-copyable [next] call. With no clue where to look, pass only path; with a grep hit, stack trace or a \
-line the user named, pass start_line (and end_line for an explicit range). byte_offset only continues \
-an over-long line: copy it from [next], never invent it. Not for directories (use tree) or for \
-finding things (use grep).";
+const DESCRIPTION: &str = "Read a text file with line numbers: whole up to 100 KiB, else a window \
+with [complete] and a [next] call to copy. From a grep hit pass start_line (end_line for a range).";
 
 /// Arguments of `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadFileArgs {
-    /// File to read, relative to the working directory.
+    /// File to read.
     #[schemars(length(min = 1))]
     pub path: String,
-    /// First line to return, 1-based (large files only; default 1).
+    /// First line, 1-based.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub start_line: Option<u64>,
-    /// Last line to return, inclusive (large files only).
+    /// Last line, inclusive.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub end_line: Option<u64>,
-    /// Byte offset inside one over-long line; only copy it from a `[next]` call.
+    /// Only as copied from [next].
     #[serde(default)]
     pub byte_offset: Option<u64>,
 }
@@ -148,7 +144,7 @@ fn locate(ctx: &ToolContext, input: &str) -> Result<(Root, RelPath, String), FsR
 /// wording for directories and special files, else the refusal itself.
 fn refused_open(root: &Root, rel: &RelPath, request: &Request, refusal: FsRefusal) -> ToolOutput {
     if refusal.kind != FsRefusalKind::NotRegular {
-        return refusal.into();
+        return refusal.guided(root, rel).into();
     }
     let is_dir = matches!(root.stat(rel), Ok(Some(id)) if id.kind() == FileKind::Directory);
     let text = if is_dir {

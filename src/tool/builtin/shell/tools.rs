@@ -22,34 +22,29 @@ const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Longest `shell_output` wait.
 const MAX_WAIT_MS: u64 = 600_000;
 
-const SHELL_DESCRIPTION: &str = "Run a bash command in the working directory (or workdir inside \
-it) and get its exit status, duration and output (stdout and stderr together; at most 16 KiB: \
-the start and the end, with the omitted byte count and the path of the full log between). There \
-is no terminal and no stdin: commands that prompt fail, pagers are off. The command runs in a \
-sandbox: it can read everything but write only inside the working directory and $TMPDIR, and has \
-no network unless configured. Stopped after timeout_ms (default 120000). For servers and \
-watchers use background: true, then shell_output and shell_kill.";
+const SHELL_DESCRIPTION: &str = "Run a bash command: exit status, duration, output (stdout and stderr; \
+over 16 KiB its start and end and the full log's path). Sandboxed: writes only in the working \
+directory and $TMPDIR, no network unless configured.";
 
-const OUTPUT_DESCRIPTION: &str = "Read what a background job (started by shell with background: \
-true) printed since the last read, and whether it still runs. wait_ms waits up to that long for \
-the job to end first.";
+const OUTPUT_DESCRIPTION: &str =
+    "What a background job printed since the last read, and whether it runs.";
 
 const KILL_DESCRIPTION: &str = "End a background job and everything it started.";
 
 /// Arguments of `shell`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ShellArgs {
-    /// The bash command line, e.g. `cargo test -q 2>&1 | tail -n 30`.
+    /// e.g. `cargo test -q 2>&1 | tail -n 30`.
     #[schemars(length(min = 1))]
     pub command: String,
-    /// Milliseconds before the command is stopped (default 120000, at most 600000).
+    /// Stop after this long (default 120000).
     #[serde(default)]
     #[schemars(range(min = 1, max = 600000))]
     pub timeout_ms: Option<u64>,
-    /// Directory to run in, relative to the working directory (default: the working directory).
+    /// Directory to run in (default ".").
     #[serde(default)]
     pub workdir: Option<String>,
-    /// Start it in the background and return a job id at once.
+    /// Return a job id at once (servers, watchers).
     #[serde(default)]
     pub background: bool,
 }
@@ -57,9 +52,9 @@ pub struct ShellArgs {
 /// Arguments of `shell_output`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ShellOutputArgs {
-    /// The job id `shell` returned, e.g. `job-1`.
+    /// e.g. `job-1`.
     pub id: String,
-    /// Milliseconds to wait for the job to end before reading (default 0).
+    /// Wait this long for the job to end first.
     #[serde(default)]
     #[schemars(range(min = 0, max = 600000))]
     pub wait_ms: Option<u64>,
@@ -68,7 +63,7 @@ pub struct ShellOutputArgs {
 /// Arguments of `shell_kill`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ShellKillArgs {
-    /// The job id, e.g. `job-1`.
+    /// e.g. `job-1`.
     pub id: String,
 }
 

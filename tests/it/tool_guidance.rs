@@ -1,0 +1,143 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Errors that guide: a missing path or scope names what exists near it,
+//! and a search that finds nothing says what was searched and what to try.
+
+use std::path::Path;
+
+use crate::support::write;
+use light_agent::tool::builtin::EditFormat;
+use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry, builtin};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// The project of issue #22's weak model: the answer is one level down in
+/// `relay/`, not in `src/relay`.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "relay/settings.py", "DEFAULT_PORT = 8080\n");
+    write(
+        dir.path(),
+        "relay/server.py",
+        "from settings import DEFAULT_PORT\n",
+    );
+    write(dir.path(), "src/app.py", "print('hi')\n");
+    write(dir.path(), "README.md", "# relay\n");
+    dir
+}
+
+/// Every one of `parts` is in `out`'s text.
+fn holds(out: &ToolOutput, parts: &[&str]) {
+    for part in parts {
+        assert!(
+            out.content.contains(part),
+            "{part:?} missing from:\n{}",
+            out.content
+        );
+    }
+}
+
+async fn call(dir: &Path, format: EditFormat, name: &str, args: Value) -> ToolOutput {
+    let registry = ToolRegistry::new();
+    builtin::register_all(&registry).unwrap();
+    builtin::register_writing(&registry, format).unwrap();
+    let ctx = ToolContext::new(dir, CancellationToken::new()).unwrap();
+    registry.execute(name, args, ctx).await
+}
+
+#[tokio::test]
+async fn a_grep_scope_that_does_not_exist_names_the_folder_that_does() {
+    let dir = project();
+    let args = json!({"search_strs": ["port"], "scope": "src/relay", "_intent": "find the port"});
+    let out = call(dir.path(), EditFormat::Replace, "grep", args).await;
+    assert!(out.is_error);
+    holds(&out, &["[code]: path_not_found"]);
+    holds(&out, &["\n[closest]: relay/"]);
+    holds(&out, &["\n[existing]: `src` holds app.py"]);
+}
+
+#[tokio::test]
+async fn a_grep_without_matches_says_what_it_searched_and_suggests_a_shorter_fragment() {
+    let dir = project();
+    let args = json!({"search_strs": ["relay server default port"], "scope": "relay", "_intent": "find the port"});
+    let out = call(dir.path(), EditFormat::Replace, "grep", args).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert!(
+        out.content.starts_with("no matches found."),
+        "{}",
+        out.content
+    );
+    assert!(
+        out.content
+            .contains("- `relay server default port`\n\nScope: `relay`"),
+        "{}",
+        out.content
+    );
+    assert!(
+        out.content
+            .contains("try a shorter fragment such as `default`, or the whole project (no scope)"),
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn read_file_and_tree_of_missing_paths_point_at_the_closest_by_name() {
+    let dir = project();
+    let out = call(
+        dir.path(),
+        EditFormat::Replace,
+        "read_file",
+        json!({"path": "src/settings.py", "_intent": "read settings"}),
+    )
+    .await;
+    assert!(out.is_error);
+    holds(&out, &["\n[closest]: relay/settings.py"]);
+    holds(&out, &["\n[existing]: `src` holds app.py"]);
+
+    let out = call(
+        dir.path(),
+        EditFormat::Replace,
+        "tree",
+        json!({"path": "lib/relay", "_intent": "see the relay"}),
+    )
+    .await;
+    assert!(out.is_error);
+    holds(&out, &["\n[closest]: relay/"]);
+    assert!(
+        out.content
+            .contains("\n[existing]: `.` holds relay/, src/, README.md"),
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
+async fn writing_tools_name_what_exists_when_the_file_to_change_is_missing() {
+    let dir = project();
+    let edit = json!({
+        "path": "settings.py",
+        "edits": [{"old_string": "8080", "new_string": "9090"}],
+        "_intent": "change the port",
+    });
+    let out = call(dir.path(), EditFormat::Replace, "edit", edit).await;
+    assert!(out.is_error);
+    assert!(
+        out.content
+            .contains("settings.py does not exist; create it with write"),
+        "{}",
+        out.content
+    );
+    holds(&out, &["\n[closest]: relay/settings.py"]);
+
+    let patch = "*** Begin Patch\n*** Update File: server.py\n@@\n-from settings import DEFAULT_PORT\n+from relay.settings import DEFAULT_PORT\n*** End Patch";
+    let out = call(
+        dir.path(),
+        EditFormat::Patch,
+        "apply_patch",
+        json!({"patch": patch, "_intent": "fix the import"}),
+    )
+    .await;
+    assert!(out.is_error);
+    holds(&out, &["server.py does not exist"]);
+    holds(&out, &["\n[closest]: relay/server.py"]);
+}
