@@ -64,6 +64,8 @@ pub(crate) struct RawModel {
     /// `"patch"` or `"replace"`.
     #[serde(deserialize_with = "edit_format")]
     pub edit_format: Option<String>,
+    /// Whether the model takes image input (overrides the built-in guess).
+    pub images: Option<bool>,
 }
 
 /// The `[permissions]` table; every rule was checked to parse.

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window};
+use super::models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window, builtin_image_input};
 use super::providers::{
     CUSTOM, KEYED_DEFAULT_ORDER, OLLAMA, base_url_env, builtin_profiles, provider_for_model,
 };
@@ -138,6 +138,11 @@ pub fn resolve(
         None => RuleList::default(),
     };
     let edit_format = raw.models.get(&model).and_then(|m| m.edit_format.clone());
+    let image_input = raw
+        .models
+        .get(&model)
+        .and_then(|m| m.images)
+        .unwrap_or_else(|| builtin_image_input(profile.kind, &model));
 
     let settings = Settings {
         api_key: profile.api_key.clone(),
@@ -185,6 +190,7 @@ pub fn resolve(
         },
         permissions: PermissionSettings { mode, rules },
         edit_format,
+        image_input,
         providers,
         log_level,
         mcp_servers: raw.mcp_servers,

@@ -159,6 +159,9 @@ pub struct Settings {
     /// `[models.NAME] edit_format` of the model: `"patch"` or `"replace"`;
     /// `None` leaves the choice to the model's name.
     pub edit_format: Option<String>,
+    /// Whether the model takes image input: `[models.NAME] images`, else the
+    /// built-in guess by provider kind and model name.
+    pub image_input: bool,
     /// Every known profile (built-in and from the file), keys resolved.
     pub providers: Vec<ProviderProfile>,
     /// Log filter in `RUST_LOG` syntax.

@@ -195,7 +195,9 @@ fn events_to_xml_of<'a>(events: impl IntoIterator<Item = &'a AgentEvent>) -> Str
 
 fn render_event(out: &mut String, event: &AgentEvent) {
     match event {
-        AgentEvent::Input { text, .. } => {
+        AgentEvent::Input { text, images, .. } => {
+            // Images reach the summary as their placeholders only.
+            let text = crate::protocol::text_with_images(text, images);
             let _ = writeln!(out, "<userInput>\n{text}\n</userInput>");
         }
         AgentEvent::Thought { text, .. } => {
@@ -290,6 +292,7 @@ mod tests {
         let m2 = Meta::new(turn, 2);
         vec![
             AgentEvent::Input {
+                images: Vec::new(),
                 text: format!("question {turn}"),
                 source: InputSource::User,
                 meta: m1,
@@ -403,6 +406,7 @@ mod tests {
         let adaptor = NoteTaker::default();
         let window = vec![
             AgentEvent::Input {
+                images: Vec::new(),
                 text: "hi".into(),
                 source: InputSource::User,
                 meta: Meta::new(1, 1),

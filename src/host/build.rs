@@ -45,11 +45,20 @@ pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
     let key = settings.api_key.clone();
     let base = settings.provider.base_url.clone();
     let model = settings.model.clone();
+    let images = settings.image_input;
     let adaptor: Arc<dyn Adaptor> = match settings.provider.kind {
-        ProviderKind::Anthropic => Arc::new(AnthropicAdaptor::new(base, key, model, http)?),
-        ProviderKind::OpenAi => Arc::new(OpenAiAdaptor::new(base, key, model, http)?),
-        ProviderKind::Gemini => Arc::new(GeminiAdaptor::new(base, key, model, http)?),
-        ProviderKind::OpenAiResponses => Arc::new(ResponsesAdaptor::new(base, key, model, http)?),
+        ProviderKind::Anthropic => {
+            Arc::new(AnthropicAdaptor::new(base, key, model, http)?.with_image_input(images))
+        }
+        ProviderKind::OpenAi => {
+            Arc::new(OpenAiAdaptor::new(base, key, model, http)?.with_image_input(images))
+        }
+        ProviderKind::Gemini => {
+            Arc::new(GeminiAdaptor::new(base, key, model, http)?.with_image_input(images))
+        }
+        ProviderKind::OpenAiResponses => {
+            Arc::new(ResponsesAdaptor::new(base, key, model, http)?.with_image_input(images))
+        }
     };
     Ok(adaptor)
 }

@@ -1,37 +1,52 @@
-//! Turning a prompt's parts into the text the agent receives: each file
-//! reference is read through the confined-open API and added as a fenced
-//! block; images are refused until the agent takes them.
+//! Turning a prompt's parts into what the agent receives: each file
+//! reference is read through the confined-open API and added to the text
+//! as a fenced block; each image is read (a path) or decoded (inline data)
+//! and checked, nothing stored yet.
 
 use std::path::Path;
 
-use crate::protocol::PromptPart;
+use crate::agent::image::Image;
+use crate::protocol::{ImageSource, PromptPart};
 use crate::tool::fs::Root;
 
 /// Largest file (or line range) a reference inlines; a larger one becomes a
 /// hint to read it with `read_file`.
 const INLINE_CAP: usize = 64 * 1024;
 
-/// `text` followed by every part, or why a part cannot be used.
-pub(super) fn with_parts(cwd: &Path, text: &str, parts: &[PromptPart]) -> Result<String, String> {
+/// `text` followed by every text and file part, and the checked images in
+/// order; or why a part cannot be used.
+pub(super) fn with_parts(
+    cwd: &Path,
+    text: &str,
+    parts: &[PromptPart],
+) -> Result<(String, Vec<Image>), String> {
     if parts.is_empty() {
-        return Ok(text.to_string());
+        return Ok((text.to_string(), Vec::new()));
     }
     let root =
         Root::open(cwd).map_err(|e| format!("the working directory cannot be opened: {e}"))?;
     let mut out = text.to_string();
+    let mut images = Vec::new();
     for part in parts {
         match part {
             PromptPart::Text { text } => {
                 out.push_str("\n\n");
                 out.push_str(text);
             }
-            PromptPart::Image { .. } => {
-                return Err("images are not supported by this build yet".into());
+            PromptPart::Image { source, name } => {
+                let image = match source {
+                    ImageSource::Path { path } => Image::read(cwd, path, name.clone()),
+                    ImageSource::Data { media_type, data } => {
+                        let name = name.clone().unwrap_or_else(|| "pasted image".into());
+                        Image::from_base64(name, data, media_type)
+                    }
+                };
+                images.push(image.map_err(|e| e.to_string())?);
             }
             PromptPart::File { path, lines } => out.push_str(&file_block(&root, path, *lines)?),
         }
     }
-    Ok(out)
+    Ok((out, images))
 }
 
 /// A referenced file (or its lines) as a fenced block under its name.

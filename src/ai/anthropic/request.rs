@@ -19,13 +19,15 @@ const CONTINUATION_NOTE: &str = "[continuing an earlier conversation]";
 ///   signature to be sent back, which the event log does not keep, and
 ///   thinking is not requested, so dropping it loses nothing the API needs;
 /// - tool results are `tool_result` blocks with `is_error`;
+/// - a prompt's images follow its text as `image` blocks with a base64
+///   source;
 /// - consecutive messages of one role are merged, because the API requires
 ///   user and assistant turns to alternate.
 pub fn build_request_body(model: &str, max_tokens: u32, req: &StreamRequest) -> Value {
     let mut body = json!({
         "model": model,
         "max_tokens": max_tokens,
-        "messages": messages(&req.events),
+        "messages": messages(&req.events, &req.images),
         "stream": true,
     });
     if !req.system_prompt.is_empty() {
@@ -65,11 +67,24 @@ fn text_block(text: &str) -> Value {
     json!({ "type": "text", "text": text })
 }
 
-fn messages(events: &[AgentEvent]) -> Vec<Value> {
+fn messages(events: &[AgentEvent], images: &crate::ai::Images) -> Vec<Value> {
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for item in history::items(events) {
+    for item in history::items(events, images) {
         let (role, blocks) = match item {
-            Item::User(text) => ("user", vec![text_block(text)]),
+            Item::User { text, images } => {
+                let mut blocks = vec![text_block(&text)];
+                blocks.extend(images.iter().map(|image| {
+                    json!({
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "media_type": image.media_type,
+                            "data": &*image.base64,
+                        },
+                    })
+                }));
+                ("user", blocks)
+            }
             Item::Note(text) => ("user", vec![text_block(&text)]),
             Item::Assistant { output, calls, .. } => {
                 let mut blocks = Vec::new();
