@@ -362,6 +362,13 @@ async fn run_exec(
     if prompt.trim().is_empty() {
         return Err(UsageError("the prompt is empty".into()).into());
     }
+    // Checked before any session is opened: a bad image stores nothing.
+    let images = args
+        .images
+        .iter()
+        .map(|path| light_agent::agent::image::Image::read(cwd, path, None))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| UsageError(e.to_string()))?;
     let choice = match (args.resume, args.continue_latest) {
         (Some(id), _) => SessionChoice::Id(id),
         (None, true) => SessionChoice::Latest,
@@ -420,7 +427,16 @@ async fn run_exec(
         output::eprintln(&format!("warning: {line}"));
     })
     .await;
-    let exit = cli::exec::run(agent, prompt, format, cwd, settings, &project_servers).await;
+    let exit = cli::exec::run(
+        agent,
+        prompt,
+        images,
+        format,
+        cwd,
+        settings,
+        &project_servers,
+    )
+    .await;
     session.release().await?;
     exit
 }

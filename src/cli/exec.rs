@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
+use light_agent::agent::image::Image;
 use light_agent::agent::{Agent, Notice};
 use light_agent::config::Settings;
 use light_agent::mcp::McpServerConfig;
@@ -28,7 +29,7 @@ pub enum Format {
     Json,
 }
 
-/// Runs one prompt to its end; returns the process exit code. If stdout
+/// Runs one prompt (with its checked images) to its end; returns the process exit code. If stdout
 /// cannot be written (closed pipe, full device) the turn is interrupted and
 /// the [`OutputError`] returned.
 ///
@@ -40,6 +41,7 @@ pub enum Format {
 pub async fn run(
     agent: Agent,
     prompt: String,
+    images: Vec<Image>,
     format: Format,
     cwd: &Path,
     settings: &Settings,
@@ -63,7 +65,7 @@ pub async fn run(
             }
         })
     };
-    let outcome = agent.prompt(prompt).await;
+    let outcome = agent.prompt_with(prompt, images).await;
     interrupter.abort();
     drop(agent);
     drop(mcp);
