@@ -120,4 +120,23 @@ mod tests {
         let json = serde_json::to_string(&event).unwrap();
         assert!(event_tokens(&event) * 4 >= json.len() as u64);
     }
+
+    #[test]
+    fn each_image_of_a_prompt_costs_its_stated_tokens_whatever_its_bytes() {
+        let image = |bytes| crate::protocol::ImageRef {
+            hash: format!("h{bytes}"),
+            media_type: "image/png".into(),
+            name: "shot.png".into(),
+            bytes,
+        };
+        let prompt = |images| AgentEvent::Input {
+            text: "look".into(),
+            source: crate::protocol::InputSource::User,
+            meta: Meta::new(1, 1),
+            images,
+        };
+        let bare = event_tokens(&prompt(vec![]));
+        let two = event_tokens(&prompt(vec![image(100), image(15_000_000)]));
+        assert_eq!(two - bare, 2 * IMAGE_TOKENS);
+    }
 }

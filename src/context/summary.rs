@@ -251,6 +251,26 @@ mod tests {
     use crate::ai::{AiError, EventStream, StreamRequest, TextResponse};
     use crate::protocol::{InputSource, ToolCall, ToolOutcome};
 
+    #[test]
+    fn a_prompt_image_reaches_the_summary_as_its_placeholder() {
+        let input = AgentEvent::Input {
+            text: "what is this?".into(),
+            source: InputSource::User,
+            meta: Meta::new(1, 1),
+            images: vec![crate::protocol::ImageRef {
+                hash: "ab".into(),
+                media_type: "image/png".into(),
+                name: "shot.png".into(),
+                bytes: 12_000,
+            }],
+        };
+        let xml = events_to_xml_of([&input]);
+        assert!(
+            xml.contains("<userInput>\nwhat is this?\n[image shot.png, 12 KB]\n</userInput>"),
+            "{xml}"
+        );
+    }
+
     const LIMITS: SummaryLimits = SummaryLimits {
         request_tokens: 100_000,
         note_tokens: 2_000,

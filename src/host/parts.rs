@@ -79,3 +79,53 @@ fn file_block(root: &Root, path: &str, lines: Option<(u32, u32)>) -> Result<Stri
     };
     Ok(format!("\n\n[file {label}]\n```\n{body}\n```"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::image::samples;
+
+    fn image_part(path: &str) -> PromptPart {
+        PromptPart::Image {
+            source: ImageSource::Path { path: path.into() },
+            name: None,
+        }
+    }
+
+    #[test]
+    fn image_parts_are_read_and_checked_in_order_and_a_bad_one_refuses_the_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("shot.png"), samples::png(2, 2)).unwrap();
+        std::fs::write(dir.path().join("fake.png"), "text").unwrap();
+        use base64::Engine as _;
+        let data = base64::engine::general_purpose::STANDARD.encode(samples::gif(1, 1));
+        let pasted = PromptPart::Image {
+            source: ImageSource::Data {
+                media_type: "image/gif".into(),
+                data,
+            },
+            name: None,
+        };
+        let (text, images) =
+            with_parts(dir.path(), "look", &[image_part("shot.png"), pasted]).unwrap();
+        assert_eq!(text, "look");
+        let names: Vec<(&str, &str)> = images
+            .iter()
+            .map(|i| {
+                (
+                    i.reference().name.as_str(),
+                    i.reference().media_type.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [("shot.png", "image/png"), ("pasted image", "image/gif")]
+        );
+
+        let refused = with_parts(dir.path(), "look", &[image_part("fake.png")]).unwrap_err();
+        assert_eq!(refused, "fake.png is not a PNG, JPEG, GIF or WebP image");
+        let missing = with_parts(dir.path(), "look", &[image_part("gone.png")]).unwrap_err();
+        assert!(missing.starts_with("gone.png: "), "{missing}");
+    }
+}

@@ -7,6 +7,7 @@ mod tui_support;
 mod agent_call_ids;
 mod agent_connections;
 mod agent_context;
+mod agent_images;
 mod agent_lifecycle;
 mod agent_loop;
 mod agent_retries;

@@ -21,6 +21,9 @@ use crate::tool::fs::Root;
 
 pub use format::Format;
 
+#[cfg(test)]
+pub(crate) use format::samples;
+
 /// Largest image accepted, in bytes (20 MiB: OpenAI's and Gemini's limit
 /// for an inline image).
 pub const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
