@@ -9,23 +9,14 @@ use std::sync::Arc;
 
 use light_agent::agent::AgentError;
 use light_agent::agent::image::Image;
-use light_agent::ai::{Adaptor, HttpOptions, OpenAiAdaptor};
+use light_agent::ai::Adaptor;
 use light_agent::protocol::StopCause;
-use support::agent_harness::Harness;
+use support::agent_harness::{Harness, openai_adaptor};
 use support::images::png;
 use support::{MockModel, Reply};
 
 fn openai(mock: &MockModel, images: bool) -> Arc<dyn Adaptor> {
-    Arc::new(
-        OpenAiAdaptor::new(
-            mock.openai_base_url(),
-            None,
-            "mock-model",
-            HttpOptions::default(),
-        )
-        .unwrap()
-        .with_image_input(images),
-    )
+    Arc::new(openai_adaptor(mock).with_image_input(images))
 }
 
 #[tokio::test]
