@@ -75,6 +75,7 @@ fn started_app() -> App {
     let mut app = App::new(TuiOptions::default(), WIDTH, HEIGHT, Instant::now(), 0);
     app.update(AppMsg::Input(HostEvent::Agent {
         event: AgentEvent::Input {
+            images: Vec::new(),
             text: "explain".into(),
             source: InputSource::User,
             meta: Meta::new(1, 1),

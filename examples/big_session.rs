@@ -31,6 +31,7 @@ async fn main() -> anyhow::Result<()> {
         let id = format!("call_{turn}");
         let events = [
             AgentEvent::Input {
+                images: Vec::new(),
                 text: format!("question {turn}"),
                 source: InputSource::User,
                 meta: m,

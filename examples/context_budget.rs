@@ -216,6 +216,7 @@ async fn run(window: u64, dir: &Path) -> anyhow::Result<Figures> {
                     system_prompt: system.clone(),
                     events: history.clone(),
                     tools: tools.clone(),
+                    images: Default::default(),
                 };
                 naive += build_request_body(MODEL, &req).to_string().len() as u64;
             }

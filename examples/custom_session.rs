@@ -18,6 +18,7 @@ async fn main() -> anyhow::Result<()> {
     let meta = Meta::new(1, 1);
     session
         .append(&AgentEvent::Input {
+            images: Vec::new(),
             text: "hello".into(),
             source: InputSource::User,
             meta,

@@ -377,6 +377,19 @@ async fn run_exec(
     if prompt.as_ref().is_some_and(|p| p.trim().is_empty()) {
         return Err(UsageError("the prompt is empty".into()).into());
     }
+    // Checked before any session is opened: a bad image stores nothing.
+    for path in &args.images {
+        light_agent::agent::image::Image::read(cwd, path, None)
+            .map_err(|e| UsageError(e.to_string()))?;
+    }
+    let parts = args
+        .images
+        .iter()
+        .map(|path| light_agent::protocol::PromptPart::Image {
+            source: light_agent::protocol::ImageSource::Path { path: path.clone() },
+            name: None,
+        })
+        .collect();
     let choice = match (args.resume, args.continue_latest) {
         (Some(id), _) => SessionChoice::Id(id),
         (None, true) => SessionChoice::Latest,
@@ -420,7 +433,7 @@ async fn run_exec(
     };
     let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
     let (host, stopped) = light_agent::host::Host::start(config, manager, events_tx);
-    let exit = cli::exec::run(host, events_rx, prompt, format).await;
+    let exit = cli::exec::run(host, events_rx, prompt, parts, format).await;
     let _ = stopped.await;
     exit
 }

@@ -10,7 +10,9 @@
 
 mod call_ids;
 mod hub;
+pub mod image;
 mod lifecycle;
+mod prompt_images;
 mod recall;
 mod recall_search;
 mod skill_tool;
@@ -125,11 +127,20 @@ pub enum AgentError {
     /// The job was cancelled before it finished.
     #[error("cancelled")]
     Cancelled,
+    /// The prompt carries images and the model takes none.
+    #[error(
+        "the model {model} does not take images (if it does, set `images = true` under [models.\"{model}\"] in the config)"
+    )]
+    ImagesNotAccepted {
+        /// The model's name.
+        model: String,
+    },
 }
 
 enum Job {
     Prompt {
         text: String,
+        images: Vec<image::Image>,
         done: Option<oneshot::Sender<TurnOutcome>>,
     },
     LoadSession {
@@ -201,6 +212,9 @@ struct Shared {
     /// True while no job runs or waits.
     idle: watch::Sender<bool>,
     window_tokens: AtomicU64,
+    /// The model prompts are queued for, and whether it takes images (the
+    /// adaptor last set, so a switch applies to what is submitted next).
+    model: Mutex<(String, bool)>,
     context_window: u64,
     context_strategy: bool,
     /// What gated tool calls may do; replaced by [`Agent::set_permits`].
@@ -221,6 +235,14 @@ impl Shared {
     /// The permits the next tool calls run with.
     fn permits(&self) -> Permits {
         self.permits
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// The model prompts are queued for, and whether it takes images.
+    fn model(&self) -> (String, bool) {
+        self.model
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
@@ -286,6 +308,10 @@ impl Agent {
             idle: watch::channel(true).0,
             hub: hub::Hub::default(),
             window_tokens: AtomicU64::new(0),
+            model: Mutex::new((
+                config.adaptor.model().to_string(),
+                config.adaptor.accepts_images(),
+            )),
             context_window: config.context.context_window,
             context_strategy: config.context.strategy,
             permits: Mutex::new(Permits::default()),
@@ -341,21 +367,54 @@ impl Agent {
     /// `agent_stop`). Fails with [`AgentError::Withdrawn`] when the prompt
     /// was taken back before it ran.
     pub async fn prompt(&self, text: impl Into<String>) -> Result<TurnOutcome, AgentError> {
+        self.prompt_with(text, Vec::new()).await
+    }
+
+    /// [`prompt`](Self::prompt) with images (checked already: an
+    /// [`image::Image`] is only made by checking). Fails with
+    /// [`AgentError::ImagesNotAccepted`], queueing nothing, when there are
+    /// images and the model takes none.
+    pub async fn prompt_with(
+        &self,
+        text: impl Into<String>,
+        images: Vec<image::Image>,
+    ) -> Result<TurnOutcome, AgentError> {
         let (done, outcome) = oneshot::channel();
-        self.push(Job::Prompt {
-            text: text.into(),
-            done: Some(done),
-        })?;
+        self.push_prompt(text.into(), images, Some(done))?;
         outcome.await.map_err(|_| AgentError::Withdrawn)
     }
 
     /// Queues a prompt and returns its id at once; its life is reported on
     /// [`subscribe_all`](Self::subscribe_all).
     pub fn submit(&self, text: impl Into<String>) -> Result<JobId, AgentError> {
-        self.push(Job::Prompt {
-            text: text.into(),
-            done: None,
-        })
+        self.submit_prompt(text, Vec::new())
+    }
+
+    /// [`submit`](Self::submit) with images. Fails with
+    /// [`AgentError::ImagesNotAccepted`], queueing nothing, when there are
+    /// images and the model takes none. The images are stored with the
+    /// turn's `input` event, once per content.
+    pub fn submit_prompt(
+        &self,
+        text: impl Into<String>,
+        images: Vec<image::Image>,
+    ) -> Result<JobId, AgentError> {
+        self.push_prompt(text.into(), images, None)
+    }
+
+    fn push_prompt(
+        &self,
+        text: String,
+        images: Vec<image::Image>,
+        done: Option<oneshot::Sender<TurnOutcome>>,
+    ) -> Result<JobId, AgentError> {
+        if !images.is_empty() {
+            let (model, accepts) = self.shared.model();
+            if !accepts {
+                return Err(AgentError::ImagesNotAccepted { model });
+            }
+        }
+        self.push(Job::Prompt { text, images, done })
     }
 
     /// Loads the session's context window (from its latest summary on) and
@@ -425,6 +484,12 @@ impl Agent {
         if queue.closed {
             return Err(AgentError::Closed);
         }
+        *self
+            .shared
+            .model
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) =
+            (adaptor.model().to_string(), adaptor.accepts_images());
         // Ahead of queued prompts: the user switched models for what comes next.
         queue.jobs.push_front(Entry {
             id: JobId(0),

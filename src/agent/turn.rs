@@ -3,6 +3,7 @@
 use tokio_util::sync::CancellationToken;
 
 use super::TurnOutcome;
+use super::image::Image;
 use super::stream::CallOutcome;
 use super::worker::Worker;
 use crate::ai::AiErrorKind;
@@ -14,6 +15,7 @@ impl Worker {
     pub(super) async fn run_turn(
         &mut self,
         text: String,
+        images: Vec<Image>,
         cancel: CancellationToken,
     ) -> TurnOutcome {
         let loaded = match self.needs_load {
@@ -23,7 +25,7 @@ impl Worker {
         let turn = self.next_turn().await;
         self.advance_turn();
         tracing::info!(turn, "turn started");
-        let (cause, message, step) = self.steps(turn, text, &cancel, loaded).await;
+        let (cause, message, step) = self.steps(turn, text, images, &cancel, loaded).await;
         tracing::info!(turn, steps = step, ?cause, %message, "turn ended");
         let stop = AgentEvent::AgentStop {
             cause,
@@ -41,6 +43,7 @@ impl Worker {
         &mut self,
         turn: u64,
         text: String,
+        images: Vec<Image>,
         cancel: &CancellationToken,
         loaded: Result<(), String>,
     ) -> (StopCause, String, u32) {
@@ -48,8 +51,9 @@ impl Worker {
             text,
             source: InputSource::User,
             meta: Meta::new(turn, 1),
+            images: images.iter().map(|i| i.reference().clone()).collect(),
         };
-        if let Err(message) = self.commit(input).await {
+        if let Err(message) = self.commit_input(input, images).await {
             return (StopCause::Runtime, message, 1);
         }
         if let Err(message) = loaded {
@@ -103,10 +107,12 @@ impl Worker {
             self.recall
                 .set_page_chars(self.context.recall_page_chars(&self.window, &tools));
 
+            let images = self.request_images(&built.events).await;
             let request = crate::ai::StreamRequest {
                 system_prompt: built.system_prompt.to_string(),
                 events: built.events,
                 tools,
+                images,
             };
             let calls = match self.call_model(request, meta, cancel).await {
                 CallOutcome::Finished { calls } => calls,

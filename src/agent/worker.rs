@@ -42,6 +42,8 @@ pub(super) struct Worker {
     pub(super) skill_roots: SkillRoots,
     /// The context window: every canonical event since the latest summary.
     pub(super) window: Vec<AgentEvent>,
+    /// The base64 of the images the window's prompts carry, by hash.
+    pub(super) images: crate::ai::Images,
     next_turn: Option<u64>,
     /// A session load failed or was cancelled: the next prompt loads first.
     pub(super) needs_load: bool,
@@ -81,6 +83,7 @@ impl Worker {
             recall: parts.recall,
             skill_roots: parts.skill_roots,
             window: Vec::new(),
+            images: crate::ai::Images::new(),
             next_turn: None,
             needs_load: false,
         }
@@ -93,8 +96,8 @@ impl Worker {
                 self.shared.hub.job(JobUpdate::Started { id, kind });
             }
             let (outcome, answer) = match job {
-                Job::Prompt { text, done } => {
-                    let outcome = self.run_turn(text, cancel).await;
+                Job::Prompt { text, images, done } => {
+                    let outcome = self.run_turn(text, images, cancel).await;
                     (Some(outcome.clone()), Answer::Turn(done, outcome))
                 }
                 Job::LoadSession { done } => {

@@ -41,6 +41,8 @@ pub(crate) struct ModelClient {
     redactor: Redactor,
     model: String,
     http: HttpOptions,
+    /// Whether the model takes images (see `Adaptor::accepts_images`).
+    image_input: bool,
 }
 
 impl ModelClient {
@@ -63,12 +65,23 @@ impl ModelClient {
             key_header,
             model,
             http,
+            image_input: true,
         })
     }
 
     /// The model name requests are sent for.
     pub(crate) fn model(&self) -> &str {
         &self.model
+    }
+
+    /// Whether the model takes images (true unless set otherwise).
+    pub(crate) fn image_input(&self) -> bool {
+        self.image_input
+    }
+
+    /// Says whether the model takes images.
+    pub(crate) fn set_image_input(&mut self, accepts: bool) {
+        self.image_input = accepts;
     }
 
     /// A POST of `body` as JSON to `url`, carrying the key; the body is

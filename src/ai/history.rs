@@ -18,7 +18,10 @@
 
 use std::collections::HashMap;
 
-use crate::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
+use super::{ImageData, Images};
+use crate::protocol::{
+    AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome, text_with_images,
+};
 
 /// Label put before a summary so the model reads it as history.
 pub const SUMMARY_LABEL: &str = "[history summary of earlier turns]";
@@ -34,8 +37,12 @@ pub const INTERRUPTED_CALL_RESULT: &str = "interrupted by user: this tool call d
 /// One message-sized piece of history.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Item<'a> {
-    /// Text the user typed.
-    User(&'a str),
+    /// What the user sent: the text (with a placeholder line naming each
+    /// image) and the images whose bytes the request carries, in order.
+    User {
+        text: std::borrow::Cow<'a, str>,
+        images: Vec<&'a ImageData>,
+    },
     /// A note from the host (system-sourced input, summary, interruption).
     Note(String),
     /// One step of the model.
@@ -81,8 +88,9 @@ impl<'a> Step<'a> {
     }
 }
 
-/// Translates `events` into history items; see the module docs.
-pub(crate) fn items(events: &[AgentEvent]) -> Vec<Item<'_>> {
+/// Translates `events` into history items, taking the bytes of their
+/// images from `images`; see the module docs.
+pub(crate) fn items<'a>(events: &'a [AgentEvent], images: &'a Images) -> Vec<Item<'a>> {
     let results: HashMap<&str, &ToolOutcome> = events
         .iter()
         .filter_map(|e| match e {
@@ -117,10 +125,22 @@ pub(crate) fn items(events: &[AgentEvent]) -> Vec<Item<'_>> {
             | AgentEvent::AgentTrace { .. }
             | AgentEvent::ThoughtDelta { .. }
             | AgentEvent::OutputDelta { .. } => {}
-            AgentEvent::Input { text, source, .. } => {
+            AgentEvent::Input {
+                text,
+                source,
+                images: refs,
+                ..
+            } => {
                 flush(&mut step, &results, &mut items);
                 items.push(match source {
-                    InputSource::User => Item::User(text),
+                    InputSource::User if refs.is_empty() => Item::User {
+                        text: text.into(),
+                        images: Vec::new(),
+                    },
+                    InputSource::User => Item::User {
+                        text: text_with_images(text, refs).into(),
+                        images: refs.iter().filter_map(|r| images.get(&r.hash)).collect(),
+                    },
                     InputSource::System => Item::Note(format!("{SYSTEM_NOTE_LABEL} {text}")),
                 });
             }
@@ -219,7 +239,7 @@ mod tests {
                 meta: Meta::default(),
             },
         ];
-        assert_eq!(items(&events).len(), 2);
+        assert_eq!(items(&events, &Images::new()).len(), 2);
     }
 
     #[test]
@@ -233,7 +253,8 @@ mod tests {
             result("b", "B"),
             result("a", "A"),
         ];
-        let got = items(&events);
+        let none = Images::new();
+        let got = items(&events, &none);
         let ids: Vec<&str> = got
             .iter()
             .filter_map(|i| match i {
@@ -257,11 +278,11 @@ mod tests {
         };
         let note = Item::Note(CUT_ANSWER_NOTE.to_owned());
         let cut = [partial.clone(), stop(StopCause::Llm, 1)];
-        assert_eq!(items(&cut).last(), Some(&note));
+        assert_eq!(items(&cut, &Images::new()).last(), Some(&note));
         // A failure before anything was shown leaves no answer to qualify.
         let failed = [partial.clone(), stop(StopCause::Llm, 2)];
-        assert!(!items(&failed).contains(&note));
+        assert!(!items(&failed, &Images::new()).contains(&note));
         let done = [partial, stop(StopCause::Done, 1)];
-        assert!(!items(&done).contains(&note));
+        assert!(!items(&done, &Images::new()).contains(&note));
     }
 }

@@ -19,7 +19,9 @@
 //!   becomes the note [`INTERRUPTED_TURN_NOTE`] so the model knows its
 //!   previous turn was cut short, one with cause `llm` right after a kept
 //!   partial answer the note [`CUT_ANSWER_NOTE`]; other stops and traces
-//!   are not sent.
+//!   are not sent. A user prompt is its text (with a placeholder line per
+//!   image, `[image shot.png, 12 KB]`) followed by its images, each sent
+//!   the format's way from [`ImageData`] (base64 made once per image).
 //! - `client`: what each adaptor holds to reach its model (HTTP client,
 //!   key header, model name, timeouts) and its keyed, logged POST.
 //! - `http`: the shared client, [`HttpOptions`] timeouts and transport
@@ -45,6 +47,7 @@ mod error;
 pub mod gemini;
 mod history;
 mod http;
+mod image;
 pub mod openai;
 mod probe;
 mod replay;
@@ -63,6 +66,7 @@ pub use history::{
     SYSTEM_NOTE_LABEL,
 };
 pub use http::HttpOptions;
+pub use image::{ImageData, Images};
 pub use openai::OpenAiAdaptor;
 pub use probe::{PROBE_TIMEOUT, probe_ollama};
 pub use responses::ResponsesAdaptor;
@@ -83,6 +87,9 @@ pub struct StreamRequest {
     pub events: Vec<AgentEvent>,
     /// Tools the model may call.
     pub tools: Vec<ToolSpec>,
+    /// The bytes of the images `events` reference, by hash; an image missing
+    /// here is sent as its placeholder text only.
+    pub images: Images,
 }
 
 /// A non-streamed, tool-less completion (used for summaries).
@@ -120,4 +127,9 @@ pub trait Adaptor: Send + Sync {
     fn generate_text(&self, req: TextRequest) -> BoxFuture<'static, Result<TextResponse, AiError>>;
     /// The model name requests are sent for.
     fn model(&self) -> &str;
+    /// Whether the model takes image input. A host refuses a prompt with
+    /// images before any request when this is false.
+    fn accepts_images(&self) -> bool {
+        true
+    }
 }

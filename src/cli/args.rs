@@ -203,4 +203,7 @@ pub struct ExecArgs {
     /// Continue the session with this id (or a unique prefix of its short id).
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
+    /// Attach an image (PNG, JPEG, GIF or WebP) to the prompt; repeatable.
+    #[arg(short = 'i', long = "image", value_name = "FILE")]
+    pub images: Vec<String>,
 }

@@ -16,7 +16,8 @@ use std::io::Write;
 use anyhow::Result;
 use light_agent::host::Host;
 use light_agent::protocol::{
-    AgentEvent, HostEvent, JobId, JobUpdate, Notice, NoticeLevel, Op, OpId, StopCause, Submission,
+    AgentEvent, HostEvent, JobId, JobUpdate, Notice, NoticeLevel, Op, OpId, PromptPart, StopCause,
+    Submission,
 };
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
@@ -38,7 +39,8 @@ pub enum Format {
 /// The op id of the one prompt of a plain `exec`.
 const PROMPT_OP: &str = "prompt";
 
-/// Runs until the work is done: the one `prompt` (when given) to its end,
+/// Runs until the work is done: the one `prompt` (when given, with its
+/// `parts`) to its end,
 /// or, in stream-json mode, every op stdin sends until it closes and the
 /// last turn ended. Returns the process exit code. If stdout cannot be
 /// written (closed pipe, full device) the turn is interrupted and the
@@ -47,18 +49,13 @@ pub async fn run(
     host: Host,
     mut events: mpsc::UnboundedReceiver<HostEvent>,
     prompt: Option<String>,
+    parts: Vec<PromptPart>,
     format: Format,
 ) -> Result<Exit> {
     let mut pending = Pending::default();
     if let Some(text) = prompt {
         pending.ops.insert(OpId::new(PROMPT_OP));
-        host.submit(Submission::new(
-            PROMPT_OP,
-            Op::Prompt {
-                text,
-                parts: Vec::new(),
-            },
-        ));
+        host.submit(Submission::new(PROMPT_OP, Op::Prompt { text, parts }));
     }
     let (ops_tx, mut ops_rx) = mpsc::unbounded_channel::<Submission>();
     let mut reading = format == Format::StreamJson;

@@ -17,7 +17,8 @@
 //!   usable is configured, with a message saying exactly what to set.
 //! - [`Secret`] — API keys; `Debug` and `Display` print `[redacted]`.
 //! - [`ProviderProfile`], [`ProviderKind`] — built-in and user profiles.
-//! - [`builtin_context_window`] — context windows of common models.
+//! - [`builtin_context_window`], [`builtin_image_input`] — context windows
+//!   and image input of common models.
 //! - [`Paths`] — config, data, state and log locations (`LIGHT_AGENT_HOME`
 //!   or the platform's directories).
 //! - [`starter_file`], [`init`], [`show`] — `light-agent config init | show`.
@@ -44,7 +45,7 @@ use std::path::PathBuf;
 pub use crate::protocol::Secret;
 pub use error::ConfigError;
 pub use logging::{LogGuard, init_logging};
-pub use models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window};
+pub use models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window, builtin_image_input};
 pub use paths::Paths;
 pub use providers::{BUILTIN_PROFILES, BuiltinProfile, ProviderKind, ProviderProfile};
 pub use raw::SANDBOX_MODES;

@@ -67,6 +67,8 @@ pub(crate) struct RawModel {
     pub edit_format: Option<String>,
     /// `"minimal"`, `"low"`, `"medium"` or `"high"`.
     pub effort: Option<Effort>,
+    /// Whether the model takes image input (overrides the built-in guess).
+    pub images: Option<bool>,
 }
 
 /// The `[permissions]` table; every rule was checked to parse.

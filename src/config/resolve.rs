@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window};
+use super::models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window, builtin_image_input};
 use super::providers::{
     CUSTOM, KEYED_DEFAULT_ORDER, OLLAMA, base_url_env, builtin_profiles, provider_for_model,
 };
@@ -141,6 +141,11 @@ pub fn resolve(
     let effort = flags
         .effort
         .or_else(|| raw.models.get(&model).and_then(|m| m.effort));
+    let image_input = raw
+        .models
+        .get(&model)
+        .and_then(|m| m.images)
+        .unwrap_or_else(|| builtin_image_input(profile.kind, &model));
 
     let settings = Settings {
         api_key: profile.api_key.clone(),
@@ -190,6 +195,7 @@ pub fn resolve(
         permissions: PermissionSettings { mode, rules },
         edit_format,
         effort,
+        image_input,
         providers,
         log_level,
         mcp_servers: raw.mcp_servers,

@@ -168,6 +168,9 @@ pub struct Settings {
     /// Reasoning effort: `--effort`, else `[models.NAME] effort`; `None`
     /// sends none (the provider's default).
     pub effort: Option<Effort>,
+    /// Whether the model takes image input: `[models.NAME] images`, else the
+    /// built-in guess by provider kind and model name.
+    pub image_input: bool,
     /// Every known profile (built-in and from the file), keys resolved.
     pub providers: Vec<ProviderProfile>,
     /// Log filter in `RUST_LOG` syntax.

@@ -31,6 +31,7 @@ pub fn show(settings: &Settings) -> String {
 
     out.push_str("\n[context]\n");
     line(&mut out, "window", &s.context_window.to_string());
+    line(&mut out, "images", &s.image_input.to_string());
     line(&mut out, "compact_at", &s.compact_at.to_string());
     line(&mut out, "strategy", &s.context_strategy.to_string());
 

@@ -188,6 +188,7 @@ mod tests {
 
     fn session(long: &str) -> Vec<AgentEvent> {
         let mut events = vec![AgentEvent::Input {
+            images: Vec::new(),
             text: "go".into(),
             source: InputSource::User,
             meta: m(1, 1),
@@ -277,6 +278,7 @@ mod tests {
             meta: m(1, 4),
         });
         events.push(AgentEvent::Input {
+            images: Vec::new(),
             text: "next".into(),
             source: InputSource::User,
             meta: m(2, 1),

@@ -8,6 +8,9 @@
 //! more. Every message, call and result adds a fixed envelope (role, ids,
 //! field names). Estimates only ever round up, so a request built within a
 //! budget by these numbers is within it on the wire too.
+//!
+//! Images are the exception to counting bytes (their base64 is not what a
+//! provider bills): each counts [`IMAGE_TOKENS`], whatever its size.
 
 use crate::protocol::{AgentEvent, ToolSpec};
 
@@ -15,6 +18,13 @@ use crate::protocol::{AgentEvent, ToolSpec};
 const ENVELOPE_BYTES: u64 = 64;
 /// Bytes a request adds around everything (model, stream flags, arrays).
 const REQUEST_BYTES: u64 = 128;
+
+/// Tokens one image of a prompt is counted as. Providers bill an image by
+/// its pixels, not its bytes, after scaling it down: Anthropic about
+/// width × height / 750 up to ~1.15 megapixels (≈ 1 600 tokens), OpenAI at
+/// most ~1 450 (high detail, 512-pixel tiles), Gemini 258 per 768-pixel
+/// tile. 1 600 is the largest of the common cases.
+pub const IMAGE_TOKENS: u64 = 1_600;
 
 /// Bytes `text` takes as a JSON string's contents.
 pub fn json_bytes(text: &str) -> u64 {
@@ -40,6 +50,10 @@ pub fn text_tokens(text: &str) -> u64 {
 /// Tokens one event adds to a request, envelope included. Transient and
 /// accounting events add nothing (they are never sent).
 pub fn event_tokens(event: &AgentEvent) -> u64 {
+    let images = match event {
+        AgentEvent::Input { images, .. } => images.len() as u64 * IMAGE_TOKENS,
+        _ => 0,
+    };
     let bytes = match event {
         AgentEvent::Input { text, .. }
         | AgentEvent::Thought { text, .. }
@@ -62,7 +76,7 @@ pub fn event_tokens(event: &AgentEvent) -> u64 {
         | AgentEvent::OutputDelta { .. }
         | AgentEvent::AgentTrace { .. } => 0,
     };
-    tokens_of_bytes(bytes)
+    tokens_of_bytes(bytes) + images
 }
 
 /// Tokens the tool definitions add to every request.
@@ -105,5 +119,24 @@ mod tests {
         };
         let json = serde_json::to_string(&event).unwrap();
         assert!(event_tokens(&event) * 4 >= json.len() as u64);
+    }
+
+    #[test]
+    fn each_image_of_a_prompt_costs_its_stated_tokens_whatever_its_bytes() {
+        let image = |bytes| crate::protocol::ImageRef {
+            hash: format!("h{bytes}"),
+            media_type: "image/png".into(),
+            name: "shot.png".into(),
+            bytes,
+        };
+        let prompt = |images| AgentEvent::Input {
+            text: "look".into(),
+            source: crate::protocol::InputSource::User,
+            meta: Meta::new(1, 1),
+            images,
+        };
+        let bare = event_tokens(&prompt(vec![]));
+        let two = event_tokens(&prompt(vec![image(100), image(15_000_000)]));
+        assert_eq!(two - bare, 2 * IMAGE_TOKENS);
     }
 }

@@ -279,6 +279,7 @@ mod tests {
     fn any_budget_is_met_down_to_the_last_step_shortened() {
         let mut window = [tool_step(1, "a", 8_000), tool_step(2, "b", 8_000)].concat();
         window.push(AgentEvent::Input {
+            images: Vec::new(),
             text: "q".repeat(20_000),
             source: InputSource::User,
             meta: Meta::new(2, 1),

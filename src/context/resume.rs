@@ -62,6 +62,7 @@ mod tests {
 
     fn input(turn: u64) -> AgentEvent {
         AgentEvent::Input {
+            images: Vec::new(),
             text: format!("q{turn}"),
             source: InputSource::User,
             meta: Meta::new(turn, 1),

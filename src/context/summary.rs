@@ -195,7 +195,9 @@ fn events_to_xml_of<'a>(events: impl IntoIterator<Item = &'a AgentEvent>) -> Str
 
 fn render_event(out: &mut String, event: &AgentEvent) {
     match event {
-        AgentEvent::Input { text, .. } => {
+        AgentEvent::Input { text, images, .. } => {
+            // Images reach the summary as their placeholders only.
+            let text = crate::protocol::text_with_images(text, images);
             let _ = writeln!(out, "<userInput>\n{text}\n</userInput>");
         }
         AgentEvent::Thought { text, .. } => {
@@ -249,6 +251,26 @@ mod tests {
     use crate::ai::{AiError, EventStream, StreamRequest, TextResponse};
     use crate::protocol::{InputSource, ToolCall, ToolOutcome};
 
+    #[test]
+    fn a_prompt_image_reaches_the_summary_as_its_placeholder() {
+        let input = AgentEvent::Input {
+            text: "what is this?".into(),
+            source: InputSource::User,
+            meta: Meta::new(1, 1),
+            images: vec![crate::protocol::ImageRef {
+                hash: "ab".into(),
+                media_type: "image/png".into(),
+                name: "shot.png".into(),
+                bytes: 12_000,
+            }],
+        };
+        let xml = events_to_xml_of([&input]);
+        assert!(
+            xml.contains("<userInput>\nwhat is this?\n[image shot.png, 12 KB]\n</userInput>"),
+            "{xml}"
+        );
+    }
+
     const LIMITS: SummaryLimits = SummaryLimits {
         request_tokens: 100_000,
         note_tokens: 2_000,
@@ -290,6 +312,7 @@ mod tests {
         let m2 = Meta::new(turn, 2);
         vec![
             AgentEvent::Input {
+                images: Vec::new(),
                 text: format!("question {turn}"),
                 source: InputSource::User,
                 meta: m1,
@@ -403,6 +426,7 @@ mod tests {
         let adaptor = NoteTaker::default();
         let window = vec![
             AgentEvent::Input {
+                images: Vec::new(),
                 text: "hi".into(),
                 source: InputSource::User,
                 meta: Meta::new(1, 1),

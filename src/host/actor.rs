@@ -315,8 +315,15 @@ impl Actor {
             self.send(HostEvent::PromptRejected { op, text, reason });
             return Ok(());
         };
-        let full_text = match super::parts::with_parts(&self.config.cwd, &text, &parts) {
-            Ok(full) => full,
+        // Off the actor: an image may be megabytes to read and hash.
+        let resolved = {
+            let (cwd, text) = (self.config.cwd.clone(), text.clone());
+            tokio::task::spawn_blocking(move || super::parts::with_parts(&cwd, &text, &parts))
+                .await
+                .unwrap_or_else(|e| Err(format!("reading the prompt's parts failed: {e}")))
+        };
+        let (full_text, images) = match resolved {
+            Ok(resolved) => resolved,
             Err(reason) => {
                 self.send(HostEvent::PromptRejected { op, text, reason });
                 return Ok(());
@@ -349,7 +356,7 @@ impl Actor {
         // Under the lock the forwarder reads: the `queued` update sent from
         // inside `submit` already finds its op id.
         let mut jobs = lock(&ready.jobs);
-        match agent.submit(full_text) {
+        match agent.submit_prompt(full_text, images) {
             Ok(job) => {
                 jobs.insert(job, op);
                 drop(jobs);

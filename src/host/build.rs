@@ -58,19 +58,28 @@ pub fn adaptor(settings: &Settings) -> Result<Arc<dyn Adaptor>> {
     let base = settings.provider.base_url.clone();
     let model = settings.model.clone();
     let effort = settings.effort;
+    let images = settings.image_input;
     let adaptor: Arc<dyn Adaptor> = match settings.provider.kind {
-        ProviderKind::Anthropic => {
-            Arc::new(AnthropicAdaptor::new(base, key, model, http)?.with_effort(effort))
-        }
-        ProviderKind::OpenAi => {
-            Arc::new(OpenAiAdaptor::new(base, key, model, http)?.with_effort(effort))
-        }
-        ProviderKind::Gemini => {
-            Arc::new(GeminiAdaptor::new(base, key, model, http)?.with_effort(effort))
-        }
-        ProviderKind::OpenAiResponses => {
-            Arc::new(ResponsesAdaptor::new(base, key, model, http)?.with_effort(effort))
-        }
+        ProviderKind::Anthropic => Arc::new(
+            AnthropicAdaptor::new(base, key, model, http)?
+                .with_effort(effort)
+                .with_image_input(images),
+        ),
+        ProviderKind::OpenAi => Arc::new(
+            OpenAiAdaptor::new(base, key, model, http)?
+                .with_effort(effort)
+                .with_image_input(images),
+        ),
+        ProviderKind::Gemini => Arc::new(
+            GeminiAdaptor::new(base, key, model, http)?
+                .with_effort(effort)
+                .with_image_input(images),
+        ),
+        ProviderKind::OpenAiResponses => Arc::new(
+            ResponsesAdaptor::new(base, key, model, http)?
+                .with_effort(effort)
+                .with_image_input(images),
+        ),
     };
     Ok(adaptor)
 }

@@ -1,37 +1,52 @@
-//! Turning a prompt's parts into the text the agent receives: each file
-//! reference is read through the confined-open API and added as a fenced
-//! block; images are refused until the agent takes them.
+//! Turning a prompt's parts into what the agent receives: each file
+//! reference is read through the confined-open API and added to the text
+//! as a fenced block; each image is read (a path) or decoded (inline data)
+//! and checked, nothing stored yet.
 
 use std::path::Path;
 
-use crate::protocol::PromptPart;
+use crate::agent::image::Image;
+use crate::protocol::{ImageSource, PromptPart};
 use crate::tool::fs::Root;
 
 /// Largest file (or line range) a reference inlines; a larger one becomes a
 /// hint to read it with `read_file`.
 const INLINE_CAP: usize = 64 * 1024;
 
-/// `text` followed by every part, or why a part cannot be used.
-pub(super) fn with_parts(cwd: &Path, text: &str, parts: &[PromptPart]) -> Result<String, String> {
+/// `text` followed by every text and file part, and the checked images in
+/// order; or why a part cannot be used.
+pub(super) fn with_parts(
+    cwd: &Path,
+    text: &str,
+    parts: &[PromptPart],
+) -> Result<(String, Vec<Image>), String> {
     if parts.is_empty() {
-        return Ok(text.to_string());
+        return Ok((text.to_string(), Vec::new()));
     }
     let root =
         Root::open(cwd).map_err(|e| format!("the working directory cannot be opened: {e}"))?;
     let mut out = text.to_string();
+    let mut images = Vec::new();
     for part in parts {
         match part {
             PromptPart::Text { text } => {
                 out.push_str("\n\n");
                 out.push_str(text);
             }
-            PromptPart::Image { .. } => {
-                return Err("images are not supported by this build yet".into());
+            PromptPart::Image { source, name } => {
+                let image = match source {
+                    ImageSource::Path { path } => Image::read(cwd, path, name.clone()),
+                    ImageSource::Data { media_type, data } => {
+                        let name = name.clone().unwrap_or_else(|| "pasted image".into());
+                        Image::from_base64(name, data, media_type)
+                    }
+                };
+                images.push(image.map_err(|e| e.to_string())?);
             }
             PromptPart::File { path, lines } => out.push_str(&file_block(&root, path, *lines)?),
         }
     }
-    Ok(out)
+    Ok((out, images))
 }
 
 /// A referenced file (or its lines) as a fenced block under its name.
@@ -63,4 +78,54 @@ fn file_block(root: &Root, path: &str, lines: Option<(u32, u32)>) -> Result<Stri
         None => (path.to_string(), content.trim_end().to_string()),
     };
     Ok(format!("\n\n[file {label}]\n```\n{body}\n```"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::image::samples;
+
+    fn image_part(path: &str) -> PromptPart {
+        PromptPart::Image {
+            source: ImageSource::Path { path: path.into() },
+            name: None,
+        }
+    }
+
+    #[test]
+    fn image_parts_are_read_and_checked_in_order_and_a_bad_one_refuses_the_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("shot.png"), samples::png(2, 2)).unwrap();
+        std::fs::write(dir.path().join("fake.png"), "text").unwrap();
+        use base64::Engine as _;
+        let data = base64::engine::general_purpose::STANDARD.encode(samples::gif(1, 1));
+        let pasted = PromptPart::Image {
+            source: ImageSource::Data {
+                media_type: "image/gif".into(),
+                data,
+            },
+            name: None,
+        };
+        let (text, images) =
+            with_parts(dir.path(), "look", &[image_part("shot.png"), pasted]).unwrap();
+        assert_eq!(text, "look");
+        let names: Vec<(&str, &str)> = images
+            .iter()
+            .map(|i| {
+                (
+                    i.reference().name.as_str(),
+                    i.reference().media_type.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [("shot.png", "image/png"), ("pasted image", "image/gif")]
+        );
+
+        let refused = with_parts(dir.path(), "look", &[image_part("fake.png")]).unwrap_err();
+        assert_eq!(refused, "fake.png is not a PNG, JPEG, GIF or WebP image");
+        let missing = with_parts(dir.path(), "look", &[image_part("gone.png")]).unwrap_err();
+        assert!(missing.starts_with("gone.png: "), "{missing}");
+    }
 }

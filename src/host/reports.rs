@@ -183,5 +183,7 @@ pub(super) fn settings_for(current: &Settings, choice: &ModelChoice) -> Settings
     if let Some(window) = builtin_context_window(&choice.model) {
         settings.context_window = window;
     }
+    settings.image_input =
+        crate::config::builtin_image_input(settings.provider.kind, &choice.model);
     settings
 }

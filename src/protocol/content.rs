@@ -66,6 +66,48 @@ pub enum ImageSource {
     },
 }
 
+/// An image a prompt carried, as the `input` event references it: the bytes
+/// live once in the session database under `hash` and are read back for
+/// each request, never copied into the log.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ImageRef {
+    /// The content hash the bytes are stored under (SHA-256, lowercase hex).
+    pub hash: String,
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp` (from the bytes).
+    pub media_type: String,
+    /// The name shown for it (a file name).
+    pub name: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+impl ImageRef {
+    /// The text that stands for the image wherever its pixels are not shown
+    /// (transcripts, summaries, a model that no longer gets the bytes):
+    /// `[image shot.png, 12 KB]`.
+    pub fn placeholder(&self) -> String {
+        let size = match self.bytes {
+            b if b < 1000 => format!("{b} B"),
+            b if b < 1_000_000 => format!("{} KB", b.div_ceil(1000)),
+            b => format!("{:.1} MB", b as f64 / 1_000_000.0),
+        };
+        format!("[image {}, {size}]", self.name)
+    }
+}
+
+/// `text` followed by one placeholder line per image (what a text-only view
+/// shows of an `input` event).
+pub fn text_with_images(text: &str, images: &[ImageRef]) -> String {
+    let mut out = text.to_string();
+    for image in images {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&image.placeholder());
+    }
+    out
+}
+
 /// The text of `parts` alone, joined by blank lines (what a text-only view
 /// shows of a prompt).
 pub fn parts_text(parts: &[PromptPart]) -> String {
@@ -114,5 +156,23 @@ mod tests {
             ]
         );
         assert_eq!(parts_text(&parts), "look");
+    }
+
+    #[test]
+    fn a_placeholder_names_the_image_and_its_size() {
+        let image = |bytes| ImageRef {
+            hash: "ab".into(),
+            media_type: "image/png".into(),
+            name: "shot.png".into(),
+            bytes,
+        };
+        assert_eq!(image(12_000).placeholder(), "[image shot.png, 12 KB]");
+        assert_eq!(image(512).placeholder(), "[image shot.png, 512 B]");
+        assert_eq!(image(2_500_000).placeholder(), "[image shot.png, 2.5 MB]");
+        assert_eq!(
+            text_with_images("look", &[image(12_000)]),
+            "look\n[image shot.png, 12 KB]"
+        );
+        assert_eq!(text_with_images("look", &[]), "look");
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ToolCall, ToolOutcome};
+use super::{ImageRef, ToolCall, ToolOutcome};
 
 /// Where an event sits in a session: which turn, which step of that turn.
 ///
@@ -80,6 +80,10 @@ pub enum AgentEvent {
         /// Coordinates.
         #[serde(default)]
         meta: Meta,
+        /// The images the prompt carried, in order (their bytes are stored
+        /// once in the session database, by hash).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImageRef>,
     },
     /// A fragment of streamed reasoning (transient).
     ThoughtDelta {
@@ -246,11 +250,13 @@ mod tests {
         let m = Meta::new(3, 2);
         vec![
             AgentEvent::Input {
+                images: Vec::new(),
                 text: "hi".into(),
                 source: InputSource::User,
                 meta: m,
             },
             AgentEvent::Input {
+                images: Vec::new(),
                 text: "note".into(),
                 source: InputSource::System,
                 meta: m,

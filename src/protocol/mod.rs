@@ -29,7 +29,7 @@ mod status;
 mod tool;
 
 pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, CommandSandbox};
-pub use content::{ImageSource, PromptPart, parts_text};
+pub use content::{ImageRef, ImageSource, PromptPart, parts_text, text_with_images};
 pub use effort::Effort;
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
 pub use host::{HostEvent, Op, OpId, Submission};

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use super::journal::{JournalEntry, NewJournalEntry};
 use super::store::{DraftRow, NewCall, NewEvent};
-use super::{CallPage, CallQuery, RecentLog, SessionError, SessionManager, TurnUsage};
+use super::{CallPage, CallQuery, RecentLog, SessionError, SessionManager, StoredImage, TurnUsage};
 use crate::protocol::{AgentEvent, ToolOutcome};
 
 /// Handle to one session's append-only event log. Cloning is cheap.
@@ -123,6 +123,17 @@ impl AgentSession {
     /// Fails with [`SessionError::Transient`] for a delta event (nothing is
     /// written) and [`SessionError::NotFound`] if the session row is gone.
     pub async fn append(&self, event: &AgentEvent) -> Result<(), SessionError> {
+        self.append_with_images(event, Vec::new()).await
+    }
+
+    /// Appends `event` (an `input` event) with the bytes of the images it
+    /// references, in one transaction: the event is never stored without
+    /// them. An image already in the database is not written again.
+    pub async fn append_with_images(
+        &self,
+        event: &AgentEvent,
+        images: Vec<StoredImage>,
+    ) -> Result<(), SessionError> {
         if event.is_transient() {
             return Err(SessionError::Transient(event.kind()));
         }
@@ -145,6 +156,7 @@ impl AgentSession {
         };
         let new_event = NewEvent {
             calls,
+            images,
             kind: event.kind(),
             turn: meta.turn,
             step: meta.step,

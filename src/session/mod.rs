@@ -10,6 +10,9 @@
 //!   (`load`, which starts at the latest summary; `load_recent`, only its
 //!   tail), `load_all`, `load_tail`, `events_after` (paging), `tool_result`
 //!   recall over the whole log and `search_calls` over the tool-call index.
+//! - Images (`images.rs`, schema v5): a prompt's images stored once per
+//!   content hash with the `input` event that references them
+//!   ([`AgentSession::append_with_images`], [`AgentSession::image`]).
 //! - The undo journal (`journal.rs`): each file's prior content and mode
 //!   per turn ([`AgentSession::record_changes`], `latest_undoable`,
 //!   `mark_undone`, `live_changes`).
@@ -35,6 +38,7 @@ mod calls;
 mod choices;
 mod error;
 mod id;
+mod images;
 mod journal;
 mod manager;
 mod owner;
@@ -49,6 +53,7 @@ use crate::protocol::{AgentEvent, Meta};
 pub use agent_session::AgentSession;
 pub use choices::ProjectChoice;
 pub use error::SessionError;
+pub use images::StoredImage;
 pub use journal::{JournalEntry, NewJournalEntry};
 pub use manager::SessionManager;
 

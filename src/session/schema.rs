@@ -114,6 +114,16 @@ const MIGRATIONS: &[&str] = &[
         decided_at  INTEGER NOT NULL,
         PRIMARY KEY (project, subject)
     );",
+    // v5: the images prompts carried, once per content (`hash`: SHA-256 of
+    // `data`, lowercase hex), shared by every session that sent the same
+    // bytes. An `input` event references them by hash; they are written in
+    // that event's append transaction.
+    "CREATE TABLE images (
+        hash        TEXT PRIMARY KEY NOT NULL,
+        media_type  TEXT NOT NULL,
+        data        BLOB NOT NULL,
+        created_at  INTEGER NOT NULL
+    );",
 ];
 
 /// The schema version this build reads and writes.

@@ -80,6 +80,8 @@ pub(super) struct NewEvent {
     pub payload: String,
     /// The calls of a `tool_calls` event, for the call index.
     pub calls: Vec<NewCall>,
+    /// The images an `input` event references, stored with it.
+    pub images: Vec<super::StoredImage>,
 }
 
 /// One tool call of a `tool_calls` event, as the call index keeps it.
@@ -268,6 +270,7 @@ impl Store {
             now
         ])?;
         super::calls::index_calls(&tx, id, seq, turn, event)?;
+        super::images::store_images(&tx, &event.images)?;
         tx.commit()?;
         Ok(u64::try_from(seq).unwrap_or(0))
     }

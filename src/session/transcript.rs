@@ -27,7 +27,10 @@ pub fn markdown_header(info: &SessionInfo) -> String {
 /// Appends one event of a transcript.
 pub fn push_markdown(out: &mut String, event: &AgentEvent) {
     match event {
-        AgentEvent::Input { text, meta, .. } => {
+        AgentEvent::Input {
+            text, meta, images, ..
+        } => {
+            let text = crate::protocol::text_with_images(text, images);
             let _ = write!(
                 out,
                 "\n## Turn {}\n\n> {}\n",

@@ -173,7 +173,9 @@ fn flatten(item: &TranscriptItem, lines: &mut Vec<(Kind, String)>) {
         ),
         TranscriptItem::Notice(_, text) => push(Kind::Notice, &format!("• {text}")),
         TranscriptItem::Event(event) => match event {
-            AgentEvent::Input { text, source, meta } => {
+            AgentEvent::Input {
+                text, source, meta, ..
+            } => {
                 push(Kind::Output, "");
                 let who = if *source == InputSource::User {
                     "user"

@@ -398,6 +398,7 @@ async fn resuming_a_long_log_loads_its_tail_and_the_first_request_fits() {
         let id = format!("call_{turn}");
         for event in [
             AgentEvent::Input {
+                images: Vec::new(),
                 text: format!("question {turn}"),
                 source: InputSource::User,
                 meta: m,

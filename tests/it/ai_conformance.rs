@@ -10,8 +10,8 @@ use crate::support;
 
 use std::time::Duration;
 
-use light_agent::ai::{Adaptor, AiError, AiErrorKind, HttpOptions, TextRequest};
-use light_agent::protocol::{AgentEvent, Effort, ToolCall, Usage};
+use light_agent::ai::{Adaptor, AiError, AiErrorKind, HttpOptions, ImageData, TextRequest};
+use light_agent::protocol::{AgentEvent, Effort, ImageRef, InputSource, Meta, ToolCall, Usage};
 use proptest::prelude::{ProptestConfig, any, prop_assert_eq};
 use proptest::sample::Index;
 use proptest::test_runner::TestRunner;
@@ -184,6 +184,83 @@ async fn a_stream_sends_the_built_request_and_yields_events_in_order(vendor: Ven
         assert_eq!(sent.header(name), Some(value.as_str()), "{vendor}: {name}");
     }
     assert_eq!(sent.body, vendor.request_body(&hello_request()), "{vendor}");
+}
+
+/// The parts of the first user message `vendor` sent (its text, then its
+/// images).
+fn user_parts(vendor: Vendor, body: &serde_json::Value) -> Vec<serde_json::Value> {
+    let parts = match vendor {
+        // The system prompt is the first message.
+        Vendor::OpenAi => &body["messages"][1]["content"],
+        Vendor::Anthropic => &body["messages"][0]["content"],
+        Vendor::Gemini => &body["contents"][0]["parts"],
+        Vendor::Responses => &body["input"][0]["content"],
+    };
+    parts.as_array().cloned().unwrap_or_default()
+}
+
+for_vendors!(a_prompt_image_is_sent_the_vendor_way_with_a_placeholder_naming_it);
+async fn a_prompt_image_is_sent_the_vendor_way_with_a_placeholder_naming_it(vendor: Vendor) {
+    let png = support::images::png(2, 2);
+    let shot = ImageRef {
+        hash: "h-shot".into(),
+        media_type: "image/png".into(),
+        name: "shot.png".into(),
+        bytes: png.len() as u64,
+    };
+    // Its bytes are gone (not in the request's images): placeholder only.
+    let lost = ImageRef {
+        hash: "h-lost".into(),
+        name: "lost.png".into(),
+        ..shot.clone()
+    };
+    let mut request = hello_request();
+    request.events = vec![AgentEvent::Input {
+        text: "what is this?".into(),
+        source: InputSource::User,
+        meta: Meta::new(1, 1),
+        images: vec![shot.clone(), lost],
+    }];
+    request
+        .images
+        .insert("h-shot".into(), ImageData::new("image/png", &png));
+    let mock = MockModel::start([vendor.text("A tiny square.")]).await;
+    let (_, error) = collect_request(
+        vendor.adaptor(&mock).as_ref(),
+        request.clone(),
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(error, None, "{vendor}");
+    let sent = &mock.requests()[0].body;
+    assert_eq!(*sent, vendor.request_body(&request), "{vendor}");
+
+    let parts = user_parts(vendor, sent);
+    assert_eq!(
+        parts.len(),
+        2,
+        "{vendor}: text, then the one image: {parts:#?}"
+    );
+    let text = parts[0]["text"].as_str().unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "what is this?\n{}\n[image lost.png, {} B]",
+            shot.placeholder(),
+            png.len()
+        ),
+        "{vendor}"
+    );
+    let data = support::images::base64(&png);
+    let uri = format!("data:image/png;base64,{data}");
+    let expected = match vendor {
+        Vendor::OpenAi => json!({"type": "image_url", "image_url": {"url": uri}}),
+        Vendor::Responses => json!({"type": "input_image", "image_url": uri}),
+        Vendor::Anthropic => json!({"type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": data}}),
+        Vendor::Gemini => json!({"inline_data": {"mime_type": "image/png", "data": data}}),
+    };
+    assert_eq!(parts[1], expected, "{vendor}");
 }
 
 // Gemini sends a call's arguments as one JSON object, never as text.

@@ -41,6 +41,7 @@ async fn sessions_and_show_read_what_the_store_holds() {
             .unwrap();
         elsewhere
             .append(&AgentEvent::Input {
+                images: Vec::new(),
                 text: "hello there".into(),
                 source: InputSource::User,
                 meta: Meta::new(1, 1),
@@ -56,6 +57,7 @@ async fn sessions_and_show_read_what_the_store_holds() {
         let m = Meta::new(1, 1);
         for event in [
             AgentEvent::Input {
+                images: Vec::new(),
                 text: "where is main?".into(),
                 source: InputSource::User,
                 meta: m,

@@ -678,3 +678,16 @@ fn a_named_provider_at_another_url_may_go_without_its_key() {
     assert_eq!(s.warnings.len(), 1);
     assert!(s.warnings[0].contains("OPENAI_API_KEY"), "{:?}", s.warnings);
 }
+
+#[test]
+fn image_input_comes_from_the_model_table_unless_the_file_says_otherwise() {
+    let flags = |model: &str| Flags {
+        model: Some(model.into()),
+        ..Flags::default()
+    };
+    assert!(ready(None, &all_keys(), &flags("gpt-4o")).image_input);
+    assert!(!ready(None, &all_keys(), &flags("gpt-3.5-turbo")).image_input);
+    let file = "[models.\"gpt-3.5-turbo\"]\nimages = true\n[models.\"gpt-4o\"]\nimages = false\n";
+    assert!(ready(Some(file), &all_keys(), &flags("gpt-3.5-turbo")).image_input);
+    assert!(!ready(Some(file), &all_keys(), &flags("gpt-4o")).image_input);
+}

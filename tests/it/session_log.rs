@@ -13,6 +13,7 @@ use light_agent::session::{AgentSession, SessionError, SessionManager};
 
 fn input(meta: Meta, text: &str) -> AgentEvent {
     AgentEvent::Input {
+        images: Vec::new(),
         text: text.into(),
         source: InputSource::User,
         meta,

@@ -7,6 +7,7 @@ use light_agent::session::{SessionError, SessionManager, SessionStatus, short_id
 
 fn input(turn: u64, text: &str) -> AgentEvent {
     AgentEvent::Input {
+        images: Vec::new(),
         text: text.into(),
         source: InputSource::User,
         meta: Meta::new(turn, 1),

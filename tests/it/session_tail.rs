@@ -13,6 +13,7 @@ fn turn(turn: u64) -> Vec<AgentEvent> {
     let id = format!("call_{turn}");
     vec![
         AgentEvent::Input {
+            images: Vec::new(),
             text: format!("question {turn}"),
             source: InputSource::User,
             meta: m,

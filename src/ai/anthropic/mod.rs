@@ -41,6 +41,13 @@ pub struct AnthropicAdaptor {
 }
 
 impl AnthropicAdaptor {
+    /// Says whether the model takes images (by default it is assumed to);
+    /// a host refuses images for a model that does not, before any request.
+    pub fn with_image_input(mut self, accepts: bool) -> Self {
+        self.client.set_image_input(accepts);
+        self
+    }
+
     /// A client for `model` at `base_url` (e.g. `https://api.anthropic.com`;
     /// requests go to `{base_url}/v1/messages`). The key, when given, is
     /// sent as `x-api-key`.
@@ -105,6 +112,10 @@ impl Adaptor for AnthropicAdaptor {
 
     fn model(&self) -> &str {
         self.client.model()
+    }
+
+    fn accepts_images(&self) -> bool {
+        self.client.image_input()
     }
 }
 

@@ -20,6 +20,8 @@ const CONTINUATION_NOTE: &str = "[continuing an earlier conversation]";
 ///   thinking on, [`build_request_body_with`] puts back a tool step's
 ///   remembered thinking blocks, which the API requires;
 /// - tool results are `tool_result` blocks with `is_error`;
+/// - a prompt's images follow its text as `image` blocks with a base64
+///   source;
 /// - consecutive messages of one role are merged, because the API requires
 ///   user and assistant turns to alternate.
 pub fn build_request_body(model: &str, max_tokens: u32, req: &StreamRequest) -> Value {
@@ -37,7 +39,7 @@ pub fn build_request_body_with(
     let mut body = json!({
         "model": model,
         "max_tokens": max_tokens,
-        "messages": messages(&req.events, &thinking),
+        "messages": messages(&req.events, &thinking, &req.images),
         "stream": true,
     });
     if !req.system_prompt.is_empty() {
@@ -77,11 +79,28 @@ fn text_block(text: &str) -> Value {
     json!({ "type": "text", "text": text })
 }
 
-fn messages(events: &[AgentEvent], thinking: &impl Fn(&str) -> Option<Vec<Value>>) -> Vec<Value> {
+fn messages(
+    events: &[AgentEvent],
+    thinking: &impl Fn(&str) -> Option<Vec<Value>>,
+    images: &crate::ai::Images,
+) -> Vec<Value> {
     let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for item in history::items(events) {
+    for item in history::items(events, images) {
         let (role, blocks) = match item {
-            Item::User(text) => ("user", vec![text_block(text)]),
+            Item::User { text, images } => {
+                let mut blocks = vec![text_block(&text)];
+                blocks.extend(images.iter().map(|image| {
+                    json!({
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "media_type": image.media_type,
+                            "data": &*image.base64,
+                        },
+                    })
+                }));
+                ("user", blocks)
+            }
             Item::Note(text) => ("user", vec![text_block(&text)]),
             Item::Assistant { output, calls, .. } => {
                 // Thinking blocks come first in the step they belong to.

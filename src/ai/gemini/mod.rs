@@ -61,6 +61,13 @@ fn versioned_root(base: &str) -> String {
 }
 
 impl GeminiAdaptor {
+    /// Says whether the model takes images (by default it is assumed to);
+    /// a host refuses images for a model that does not, before any request.
+    pub fn with_image_input(mut self, accepts: bool) -> Self {
+        self.client.set_image_input(accepts);
+        self
+    }
+
     /// A client for `model` at `base_url`: either the API root
     /// (`https://generativelanguage.googleapis.com`, `/v1beta` is added) or
     /// a versioned root (`…/v1beta`, used as is). The key, when given, is
@@ -135,6 +142,10 @@ impl Adaptor for GeminiAdaptor {
 
     fn model(&self) -> &str {
         self.client.model()
+    }
+
+    fn accepts_images(&self) -> bool {
+        self.client.image_input()
     }
 }
 

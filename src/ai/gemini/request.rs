@@ -31,6 +31,7 @@ pub fn build_request_body(model: &str, req: &StreamRequest) -> Value {
 /// 1.x/2.0 models, which reject it). History follows the shared rules (see
 /// [`crate::ai`]), with these Gemini specifics:
 /// - host notes (summary, interruption, system input) are user text parts;
+/// - a prompt's images follow its text as `inline_data` parts (base64);
 /// - reasoning text is not echoed: thought summaries are not inputs, the
 ///   signature carries the model's reasoning state;
 /// - each call is a `functionCall` part with its id, its known signature,
@@ -45,7 +46,7 @@ pub fn build_request_body_with(
     signature: impl Fn(&str) -> Option<String>,
 ) -> Value {
     let mut body = json!({
-        "contents": contents(model, &req.events, &signature),
+        "contents": contents(model, &req.events, &req.images, &signature),
     });
     if !req.system_prompt.is_empty() {
         body["systemInstruction"] = json!({ "parts": [{ "text": req.system_prompt }] });
@@ -110,12 +111,24 @@ fn validates_signatures(model: &str) -> bool {
 fn contents(
     model: &str,
     events: &[AgentEvent],
+    images: &crate::ai::Images,
     signature: &impl Fn(&str) -> Option<String>,
 ) -> Vec<Value> {
     let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for item in history::items(events) {
+    for item in history::items(events, images) {
         let (role, parts) = match item {
-            Item::User(text) => ("user", text_part(text)),
+            Item::User { text, images } => {
+                let mut parts = text_part(&text);
+                parts.extend(images.iter().map(|image| {
+                    json!({
+                        "inline_data": {
+                            "mime_type": image.media_type,
+                            "data": &*image.base64,
+                        },
+                    })
+                }));
+                ("user", parts)
+            }
             Item::Note(text) => ("user", text_part(&text)),
             Item::Assistant { output, calls, .. } => {
                 let mut parts = text_part(output);

@@ -34,6 +34,13 @@ pub struct OpenAiAdaptor {
 }
 
 impl OpenAiAdaptor {
+    /// Says whether the model takes images (by default it is assumed to);
+    /// a host refuses images for a model that does not, before any request.
+    pub fn with_image_input(mut self, accepts: bool) -> Self {
+        self.client.set_image_input(accepts);
+        self
+    }
+
     /// A client for `model` at `base_url` (e.g. `https://api.openai.com/v1`;
     /// requests go to `{base_url}/chat/completions`). The key, when given,
     /// is sent as a bearer token.
@@ -79,6 +86,10 @@ impl Adaptor for OpenAiAdaptor {
 
     fn model(&self) -> &str {
         self.client.model()
+    }
+
+    fn accepts_images(&self) -> bool {
+        self.client.image_input()
     }
 }
 

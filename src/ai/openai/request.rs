@@ -13,7 +13,9 @@ pub const TOOL_ERROR_PREFIX: &str = "[tool error] ";
 /// The JSON body of a streamed Chat Completions call.
 ///
 /// Messages: the system prompt; then the history (see
-/// [`crate::ai`] for the rules). Host notes (summary, interruption,
+/// [`crate::ai`] for the rules). A user prompt with images is a list of
+/// content parts: its text, then an `image_url` part per image whose URL is
+/// a base64 `data:` URI. Host notes (summary, interruption,
 /// system-sourced input) are `system` messages while nothing but system
 /// messages precede them, and `user` messages after that, because several
 /// servers' chat templates reject a `system` message after the first turn.
@@ -24,7 +26,7 @@ pub const TOOL_ERROR_PREFIX: &str = "[tool error] ";
 pub fn build_request_body(model: &str, req: &StreamRequest) -> Value {
     let mut body = json!({
         "model": model,
-        "messages": messages(&req.system_prompt, &req.events),
+        "messages": messages(&req.system_prompt, &req.events, &req.images),
         "stream": true,
         "stream_options": { "include_usage": true },
     });
@@ -59,13 +61,17 @@ pub fn build_text_body(model: &str, req: &TextRequest) -> Value {
     json!({ "model": model, "messages": messages, "stream": false })
 }
 
-fn messages(system_prompt: &str, events: &[crate::protocol::AgentEvent]) -> Vec<Value> {
+fn messages(
+    system_prompt: &str,
+    events: &[crate::protocol::AgentEvent],
+    images: &crate::ai::Images,
+) -> Vec<Value> {
     let mut messages = Vec::new();
     if !system_prompt.is_empty() {
         messages.push(json!({ "role": "system", "content": system_prompt }));
     }
     let mut conversation_started = false;
-    for item in history::items(events) {
+    for item in history::items(events, images) {
         let message = match item {
             Item::Note(text) => {
                 let role = if conversation_started {
@@ -75,7 +81,18 @@ fn messages(system_prompt: &str, events: &[crate::protocol::AgentEvent]) -> Vec<
                 };
                 json!({ "role": role, "content": text })
             }
-            Item::User(text) => json!({ "role": "user", "content": text }),
+            Item::User { text, images } if images.is_empty() => {
+                json!({ "role": "user", "content": text })
+            }
+            Item::User { text, images } => {
+                // A prompt with images is a list of parts: its text, then
+                // each image as a `data:` URI.
+                let mut content = vec![json!({ "type": "text", "text": text })];
+                content.extend(images.iter().map(|image| {
+                    json!({ "type": "image_url", "image_url": { "url": image.data_uri() } })
+                }));
+                json!({ "role": "user", "content": content })
+            }
             Item::Assistant {
                 thought,
                 output,

@@ -51,6 +51,13 @@ pub struct ResponsesAdaptor {
 }
 
 impl ResponsesAdaptor {
+    /// Says whether the model takes images (by default it is assumed to);
+    /// a host refuses images for a model that does not, before any request.
+    pub fn with_image_input(mut self, accepts: bool) -> Self {
+        self.client.set_image_input(accepts);
+        self
+    }
+
     /// A client for `model` at `base_url` (e.g. `https://api.openai.com/v1`;
     /// requests go to `{base_url}/responses`), with the options the model
     /// name suggests ([`ResponsesOptions::for_model`]). The key, when given,
@@ -109,6 +116,10 @@ impl Adaptor for ResponsesAdaptor {
 
     fn model(&self) -> &str {
         self.client.model()
+    }
+
+    fn accepts_images(&self) -> bool {
+        self.client.image_input()
     }
 }
 

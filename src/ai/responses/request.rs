@@ -40,7 +40,9 @@ pub fn build_request_body(model: &str, options: ResponsesOptions, req: &StreamRe
 /// and no echoed item carries its output id (with nothing stored, an id
 /// could only fail to resolve). The system prompt is `instructions`.
 /// History follows the shared rules (see [`crate::ai`]):
-/// - user text and host notes are `user` messages of `input_text`;
+/// - user text and host notes are `user` messages of `input_text`; a
+///   prompt's images follow its text as `input_image` parts whose
+///   `image_url` is a base64 `data:` URI;
 /// - a step is its remembered reasoning items (each with its
 ///   `encrypted_content`, so the model gets its reasoning back without
 ///   server state), then an `assistant` message of `output_text`, then one
@@ -56,7 +58,7 @@ pub fn build_request_body_with(
 ) -> Value {
     let mut body = json!({
         "model": model,
-        "input": input_items(&req.events, &reasoning),
+        "input": input_items(&req.events, &req.images, &reasoning),
         "stream": true,
         "store": false,
     });
@@ -111,12 +113,21 @@ fn user_message(text: &str) -> Value {
 
 fn input_items(
     events: &[crate::protocol::AgentEvent],
+    images: &crate::ai::Images,
     reasoning: &impl Fn(&str) -> Option<Vec<Value>>,
 ) -> Vec<Value> {
     let mut items = Vec::new();
-    for item in history::items(events) {
+    for item in history::items(events, images) {
         match item {
-            Item::User(text) => items.push(user_message(text)),
+            Item::User { text, images } => {
+                let mut content = vec![json!({ "type": "input_text", "text": text })];
+                content.extend(
+                    images.iter().map(
+                        |image| json!({ "type": "input_image", "image_url": image.data_uri() }),
+                    ),
+                );
+                items.push(json!({ "type": "message", "role": "user", "content": content }));
+            }
             Item::Note(text) => items.push(user_message(&text)),
             Item::Assistant { output, calls, .. } => {
                 if let Some(first) = calls.first() {

@@ -27,11 +27,13 @@ pub fn hello_request() -> StreamRequest {
     StreamRequest {
         system_prompt: "You are terse.".into(),
         events: vec![AgentEvent::Input {
+            images: Vec::new(),
             text: "hello".into(),
             source: InputSource::User,
             meta: Meta::new(1, 1),
         }],
         tools: vec![grep_tool()],
+        images: Default::default(),
     }
 }
 

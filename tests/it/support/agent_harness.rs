@@ -83,6 +83,17 @@ impl Harness {
     }
 }
 
+/// A Chat Completions adaptor for the mock's model `mock-model`, no key.
+pub fn openai_adaptor(mock: &MockModel) -> light_agent::ai::OpenAiAdaptor {
+    light_agent::ai::OpenAiAdaptor::new(
+        mock.openai_base_url(),
+        None,
+        "mock-model",
+        light_agent::ai::HttpOptions::default(),
+    )
+    .unwrap()
+}
+
 /// Writes `parent/repo` with `src/main.rs`, `src/lib.rs` (`answer()`
 /// returns 42) and a README; returns the repo's path.
 pub fn write_demo_repo(parent: &Path) -> PathBuf {

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 /// A user prompt opening `turn`.
 pub fn input(turn: u64, text: &str) -> AgentEvent {
     AgentEvent::Input {
+        images: Vec::new(),
         text: text.into(),
         source: InputSource::User,
         meta: Meta::new(turn, 1),
@@ -110,6 +111,7 @@ pub fn request(events: Vec<AgentEvent>) -> StreamRequest {
                 "required": ["search_strs"],
             }),
         }],
+        images: Default::default(),
     }
 }
 
@@ -203,6 +205,7 @@ pub fn summary_then_system_note() -> Vec<AgentEvent> {
         },
         input(2, "Now add a flag."),
         AgentEvent::Input {
+            images: Vec::new(),
             text: "Skill loaded: clap.".into(),
             source: InputSource::System,
             meta: Meta::new(2, 1),

@@ -9,6 +9,7 @@
 //!   every wire format from, and [`vendors::for_vendors!`].
 //! - [`decoding`]: SSE fixtures through a decoder, whole or cut.
 //! - [`history`]: typical histories built event by event.
+//! - [`images`]: tiny PNG and JPEG images made in the test.
 //! - [`agent_harness`]: an agent over the mock in a small demo repo.
 //! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
@@ -23,6 +24,7 @@ pub mod bounded;
 pub mod child_env;
 pub mod decoding;
 pub mod history;
+pub mod images;
 pub mod mcp_server;
 pub mod mock_model;
 pub mod shell_harness;

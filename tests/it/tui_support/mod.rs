@@ -48,6 +48,7 @@ pub fn input(app: &mut App, input: HostEvent) {
 
 pub fn user_input(text: &str) -> AgentEvent {
     AgentEvent::Input {
+        images: Vec::new(),
         text: text.into(),
         source: InputSource::User,
         meta: meta(),
