@@ -75,7 +75,14 @@ impl Approver for TuiApprover {
                 command,
                 workdir,
                 sandbox,
-            } => format!("$ {command}\n(in {workdir}, {sandbox})\n"),
+                destructive,
+            } => {
+                let mut text = format!("$ {command}\n(in {workdir}, {sandbox})\n");
+                for why in destructive {
+                    text.push_str(&format!("destructive: {why}\n"));
+                }
+                text
+            }
             ApprovalDetail::Mcp { server, tool, args } => format!("{server}.{tool} {args}\n"),
         };
         let sent = self.ui.send(UiInput::Approval(ApprovalPrompt {

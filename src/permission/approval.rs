@@ -34,6 +34,10 @@ pub enum ApprovalDetail {
         workdir: String,
         /// Whether it runs sandboxed.
         sandbox: SandboxState,
+        /// Why it is destructive (`` `rm -rf src` removes files
+        /// recursively…``), one line per destructive part; empty when it is
+        /// not.
+        destructive: Vec<String>,
     },
     /// An MCP tool call.
     Mcp {
