@@ -12,7 +12,7 @@ use support::{MockModel, OpenAiStream, Reply};
 
 const MAIN: &str = "fn main() {\n    println!(\"old\");\n}\n";
 
-fn command(f: &Workspace, url: &str, args: &[&str]) -> Command {
+pub(crate) fn command(f: &Workspace, url: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
     cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
     scrub(&mut cmd);
@@ -22,7 +22,7 @@ fn command(f: &Workspace, url: &str, args: &[&str]) -> Command {
     cmd
 }
 
-fn config(f: &Workspace, toml: &str) {
+pub(crate) fn config(f: &Workspace, toml: &str) {
     std::fs::create_dir_all(&f.home).unwrap();
     std::fs::write(f.home.join("config.toml"), toml).unwrap();
 }
@@ -55,7 +55,7 @@ fn edit_then_done() -> [Reply; 2] {
     ]
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 

@@ -28,6 +28,7 @@ mod config_probe;
 mod config_resolve;
 mod examples;
 mod exec_cli;
+mod exec_command_undo;
 mod exec_permissions;
 mod exec_providers;
 mod fs_hostile_project;
