@@ -108,9 +108,13 @@ impl Tool for ShellTool {
             Err(denied) => return denied,
         };
         // Its own task, so the change set is recorded also when the turn is
-        // interrupted (the token stops the command; the call's future is
-        // dropped without waiting).
+        // interrupted or the call's future dropped: either stops the
+        // command through the task's token, then the task records.
         let shell = self.shell.clone();
+        let stop = ctx.cancel.child_token();
+        let _stop_when_dropped = stop.clone().drop_guard();
+        let mut ctx = ctx;
+        ctx.cancel = stop;
         let task = tokio::spawn(async move {
             // Background jobs outlive the call: no change set can be closed.
             let before = if !args.background && shell.can_write(&cwd, leaves_sandbox) {
