@@ -291,3 +291,22 @@ async fn undo_leaves_a_file_the_user_changed_since_and_names_it() {
         assert_eq!(now["src/deep/run.sh"], before["src/deep/run.sh"]);
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn undo_reaches_files_a_command_changed_and_committed_or_named_with_spaces() {
+    let f = project(true);
+    std::fs::write(f.repo.join("src/with space.txt"), "spaced\n").unwrap();
+    let before = tree(&f.repo);
+    config(
+        &f,
+        "[permissions]\nmode = \"auto\"\nallow = [\"shell(python3 *)\", \"shell(git *)\"]\n",
+    );
+    let script = "python3 -c \"open('Cargo.toml','w').write('rewritten'); open('src/with space.txt','w').write('gone')\" && git -c user.name=a -c user.email=a@a commit -qam wip";
+    let mock = exec(&f, &[script], &[]).await;
+    let result = &results(&mock)["call_0"];
+    assert!(result.starts_with("exit 0"), "{result}");
+    let said = undo(&f).await;
+    assert!(said.contains("restored Cargo.toml"), "{said}");
+    assert!(said.contains("restored src/with space.txt"), "{said}");
+    assert_eq!(tree(&f.repo), before);
+}
