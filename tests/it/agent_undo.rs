@@ -165,26 +165,13 @@ async fn a_file_changed_since_by_someone_else_is_left_alone() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_commands_changes_show_in_the_diff_and_undo_like_an_edits() {
-    use light_agent::tool::builtin::shell::{self, SecretFilter, Shell, ShellConfig};
     let command = "rm README.md && printf 'made\\n' > made.txt && sed -i s/42/43/ src/lib.rs";
     let replies = vec![
         call("c1", "shell", json!({ "command": command })),
         Reply::openai_text("done"),
     ];
     let h = harness(replies).await;
-    let logs = tempfile::tempdir().unwrap();
-    let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
-        .filter(|(n, _)| n == "PATH" || n == "HOME")
-        .collect();
-    let shell = Shell::new(ShellConfig {
-        sandbox: Default::default(),
-        helper: None,
-        env,
-        secrets: SecretFilter::default(),
-        log_dir: logs.path().to_path_buf(),
-        snapshot_budget: None,
-    });
-    shell::register(h.agent.tool(), &shell).unwrap();
+    let _logs = with_shell(&h, None);
     h.agent.set_permits(Permits::new(
         Policy::new(Mode::Full, RuleList::default()),
         None,
@@ -212,4 +199,51 @@ async fn a_commands_changes_show_in_the_diff_and_undo_like_an_edits() {
     assert_eq!(mode(&repo.join("README.md")), 0o640);
     assert_eq!(std::fs::read(repo.join("src/lib.rs")).unwrap(), lib);
     assert!(!repo.join("made.txt").exists());
+}
+
+/// Registers the shell tools (no sandbox) on `h`'s agent, keeping at most
+/// `budget` bytes outside git; the returned folder holds their logs.
+fn with_shell(h: &Harness, budget: Option<u64>) -> tempfile::TempDir {
+    use light_agent::tool::builtin::shell::{self, SecretFilter, Shell, ShellConfig};
+    let logs = tempfile::tempdir().unwrap();
+    let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
+        .filter(|(n, _)| n == "PATH" || n == "HOME")
+        .collect();
+    let shell = Shell::new(ShellConfig {
+        sandbox: Default::default(),
+        helper: None,
+        env,
+        secrets: SecretFilter::default(),
+        log_dir: logs.path().to_path_buf(),
+        snapshot_budget: budget,
+    });
+    shell::register(h.agent.tool(), &shell).unwrap();
+    logs
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_whose_undo_would_be_partial_is_asked_about_and_denied_in_exec() {
+    let replies = vec![
+        call("c1", "shell", json!({ "command": "printf x > made.txt" })),
+        Reply::openai_text("done"),
+    ];
+    let h = harness(replies).await;
+    let _logs = with_shell(&h, Some(8));
+    let rules = RuleList::parse(
+        &["shell(printf *)".to_string()],
+        &[],
+        &[],
+        &light_agent::permission::RuleSource::CommandLine,
+    )
+    .unwrap();
+    h.agent
+        .set_permits(Permits::new(Policy::new(Mode::Auto, rules), None));
+    h.agent.prompt("go").await.unwrap();
+    let repo = h.dir.path().join("repo");
+    assert!(!repo.join("made.txt").exists(), "not run");
+    let sent = h.mock.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("undo of this command would be partial"),
+        "{sent}"
+    );
 }
