@@ -55,6 +55,8 @@ struct Inner {
 
 #[derive(Default)]
 struct Cache {
+    /// The repository of the root last snapshotted (by its identity).
+    repo: Option<(FileIdentity, Option<Repo>)>,
     /// Per path: the identity it had when read and its content's hash.
     read: HashMap<String, (FileIdentity, BlobHash)>,
     /// Hashes the journal holds already.
@@ -87,7 +89,7 @@ impl Before {
     /// One line for a question or a result when [`Before::partial`].
     pub fn partial_note(&self) -> String {
         format!(
-            "the directory holds {} MiB of files, more than the {} MiB a snapshot keeps; undo of this command would be partial",
+            "the files to keep come to {} MiB, more than the {} MiB a snapshot keeps; undo of this command would be partial",
             self.total.div_ceil(1024 * 1024),
             self.budget / (1024 * 1024)
         )
@@ -131,7 +133,7 @@ impl Snapshots {
     #[allow(clippy::type_complexity)]
     fn scan(&self, root: &Root) -> Result<(Before, Vec<(BlobHash, Vec<u8>)>), String> {
         let taken_ns = now_ns();
-        let repo = Repo::find(root.display_path(), &self.inner.env);
+        let repo = self.repo(root);
         let mut before = Before {
             repo: None,
             files: BTreeMap::new(),
@@ -145,9 +147,20 @@ impl Snapshots {
         let repo = repo.and_then(|repo| repo.status().ok().map(|status| (repo, status)));
         match repo {
             Some((repo, status)) => {
+                let mut kept = 0u64;
                 for path in &status.dirty {
                     let held = match tree::identity(root, path) {
-                        Some(identity) => self.hold(root, path, identity, taken_ns, &mut blobs),
+                        // The budget holds here too: a huge untracked file
+                        // would make undo partial, not the database huge.
+                        Some(identity) if kept + identity.size > self.inner.budget => {
+                            before.total = before.total.max(kept + identity.size);
+                            before.unheld.insert(path.clone());
+                            continue;
+                        }
+                        Some(identity) => {
+                            kept += identity.size;
+                            self.hold(root, path, identity, taken_ns, &mut blobs)
+                        }
                         None => None,
                     };
                     before.files.insert(path.clone(), held);
@@ -170,6 +183,19 @@ impl Snapshots {
             }
         }
         Ok((before, blobs))
+    }
+
+    /// The repository `root` is in (asked of git once per root).
+    fn repo(&self, root: &Root) -> Option<Repo> {
+        let id = root.identity();
+        if let Some((known, repo)) = &self.cache().repo
+            && *known == id
+        {
+            return repo.clone();
+        }
+        let repo = Repo::find(root.display_path(), &self.inner.env);
+        self.cache().repo = Some((id, repo.clone()));
+        repo
     }
 
     /// The identity and hash of the file at `path` (whose identity was just
@@ -207,7 +233,7 @@ impl Snapshots {
     /// redirect's target that git tracks (any file outside git), any file
     /// `mv` or `cp` would replace. Symlinks and folders are not counted.
     pub async fn worth_keeping(&self, root: &Root, paths: Vec<(String, bool)>) -> Vec<String> {
-        let (env, root) = (self.inner.env.clone(), root.clone());
+        let (this, root) = (self.clone(), root.clone());
         let found = tokio::task::spawn_blocking(move || {
             let existing: Vec<(String, bool)> = paths
                 .into_iter()
@@ -220,7 +246,8 @@ impl Snapshots {
                 .collect();
             let tracked = match redirected.is_empty() {
                 true => None,
-                false => Repo::find(root.display_path(), &env)
+                false => this
+                    .repo(&root)
                     .map(|repo| repo.tracked(&redirected).unwrap_or_default()),
             };
             existing
@@ -276,6 +303,9 @@ impl Snapshots {
         // Files git held unchanged before: their prior content is in `HEAD`.
         let mut from_head: Vec<(String, Option<Read>)> = Vec::new();
         for path in candidates {
+            if before.unheld.contains(&path) {
+                continue;
+            }
             let held = before.files.get(&path);
             // Unchanged identity, not written in the snapshot's clock tick:
             // the same content.
