@@ -273,7 +273,7 @@ fn destructive_denial(gate: &GateRequest) -> Option<String> {
         }
     }
     let how = if found.iter().any(|d| d.rule.is_none()) {
-        "only --permissions full runs it (no rule reaches inside sh -c or eval)".to_string()
+        "run with --permissions full (no rule reaches inside sh -c or eval)".to_string()
     } else {
         let quoted: Vec<String> = rules.iter().map(|r| format!("\"{r}\"")).collect();
         format!(

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::json;
-use support::child_env::{Workspace, run, scrub};
+use support::child_env::{Workspace, run};
 use support::{MockModel, OpenAiStream, Reply};
 
 const MAIN: &str = "fn main() {\n    println!(\"committed\");\n}\n";
@@ -125,12 +125,7 @@ async fn exec(f: &Workspace, commands: &[&str], args: &[&str]) -> MockModel {
 }
 
 async fn undo(f: &Workspace) -> String {
-    let mut undo = Command::new(env!("CARGO_BIN_EXE_light-agent"));
-    undo.current_dir(&f.repo)
-        .env("LIGHT_AGENT_HOME", &f.home)
-        .arg("undo");
-    scrub(&mut undo);
-    let out = run(undo).await;
+    let out = crate::exec_permissions::undo(f).await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     text(&out.stdout)
 }
@@ -139,18 +134,15 @@ async fn undo(f: &Workspace) -> String {
 async fn exec_auto_runs_no_destructive_command_and_tells_the_model_why() {
     let f = project(true);
     let before = tree(&f.repo);
-    let destructive = [
-        "rm -rf src",
-        "git reset --hard",
-        "git clean -fd",
-        "git checkout -- .",
-        "find . -name '*.rs' -delete",
-        "echo x > Cargo.toml",
-        "bash -c 'rm -rf src'",
-        "bash -c \"git reset --hard && git clean -fd\"",
-        "ls && rm -rf src",
-        "git status && git checkout -- .",
-    ];
+    let destructive: Vec<&str> = crate::permission_shell_rules::ISSUE_CASES
+        .into_iter()
+        .chain([
+            "echo x > Cargo.toml",
+            "bash -c \"git reset --hard && git clean -fd\"",
+            "ls && rm -rf src",
+            "git status && git checkout -- .",
+        ])
+        .collect();
     let mock = exec(&f, &destructive, &["--permissions", "auto"]).await;
     assert_eq!(tree(&f.repo), before, "every file intact");
     let results = results(&mock);
@@ -167,14 +159,14 @@ async fn exec_auto_runs_no_destructive_command_and_tells_the_model_why() {
         results["call_0"]
     );
     assert!(
-        results["call_5"].contains("overwrites the existing file Cargo.toml"),
-        "{}",
-        results["call_5"]
-    );
-    assert!(
-        results["call_6"].contains("only --permissions full"),
+        results["call_6"].contains("overwrites the existing file Cargo.toml"),
         "{}",
         results["call_6"]
+    );
+    assert!(
+        results["call_5"].contains("run with --permissions full"),
+        "{}",
+        results["call_5"]
     );
 }
 

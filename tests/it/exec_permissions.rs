@@ -55,6 +55,16 @@ fn edit_then_done() -> [Reply; 2] {
     ]
 }
 
+/// `light-agent undo` run in the workspace's repo, to its end.
+pub(crate) async fn undo(f: &Workspace) -> std::process::Output {
+    let mut undo = Command::new(env!("CARGO_BIN_EXE_light-agent"));
+    undo.current_dir(&f.repo)
+        .env("LIGHT_AGENT_HOME", &f.home)
+        .arg("undo");
+    scrub(&mut undo);
+    run(undo).await
+}
+
 pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -239,12 +249,7 @@ async fn undo_from_the_shell_restores_the_latest_sessions_turn() {
         MAIN
     );
 
-    let mut undo = Command::new(env!("CARGO_BIN_EXE_light-agent"));
-    undo.current_dir(&f.repo)
-        .env("LIGHT_AGENT_HOME", &f.home)
-        .arg("undo");
-    scrub(&mut undo);
-    let out = run(undo).await;
+    let out = undo(&f).await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("undid turn 1:\n  restored src/main.rs"),
@@ -256,13 +261,7 @@ async fn undo_from_the_shell_restores_the_latest_sessions_turn() {
         MAIN
     );
 
-    let mut again = Command::new(env!("CARGO_BIN_EXE_light-agent"));
-    again
-        .current_dir(&f.repo)
-        .env("LIGHT_AGENT_HOME", &f.home)
-        .arg("undo");
-    scrub(&mut again);
-    let out = run(again).await;
+    let out = undo(&f).await;
     assert!(
         text(&out.stdout).contains("nothing to undo"),
         "{}",

@@ -161,6 +161,16 @@ async fn allow_for_the_session_allows_the_prefix_not_every_command() {
     assert_eq!(approver.asked.load(Ordering::SeqCst), 4);
 }
 
+/// The destructive commands issue 27 lists, one hidden in `bash -c`.
+pub(crate) const ISSUE_CASES: [&str; 6] = [
+    "rm -rf src",
+    "git reset --hard",
+    "git clean -fd",
+    "git checkout -- .",
+    "find . -name '*.rs' -delete",
+    "bash -c 'rm -rf src'",
+];
+
 /// A policy with only the rules given, as the user wrote them.
 fn written(mode: Mode, allow: &[&str]) -> Policy {
     let list = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
@@ -173,20 +183,14 @@ fn written(mode: Mode, allow: &[&str]) -> Policy {
 
 #[test]
 fn destructive_commands_ask_in_auto_even_sandboxed() {
-    let destructive = [
-        "rm -rf src",
-        "git reset --hard",
-        "git clean -fd",
-        "git checkout -- .",
-        "find . -name '*.rs' -delete",
-        "bash -c 'rm -rf src'",
+    let destructive = ISSUE_CASES.into_iter().chain([
         "sh -c \"git reset --hard\"",
         "eval 'git clean -fdx'",
         "cargo build && rm -rf src",
         "ls | xargs rm -f",
         "find . -type f -exec rm -f {} \\;",
         "bash -c \"sh -c 'rm -rf x'\"",
-    ];
+    ]);
     for command in destructive {
         for mode in [Mode::Auto, Mode::Ask] {
             let got = written(mode, &[]).decide(&gate(command, Sandboxed));
@@ -314,7 +318,9 @@ async fn exec_denies_a_destructive_command_naming_the_rule_that_allows_it() {
         .await
         .unwrap_err();
     assert!(
-        denied.message.contains("only --permissions full"),
+        denied
+            .message
+            .contains("run with --permissions full (no rule reaches inside sh -c"),
         "{}",
         denied.message
     );
