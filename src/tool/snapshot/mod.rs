@@ -63,6 +63,13 @@ struct Cache {
     stored: HashSet<BlobHash>,
 }
 
+/// Contents a scan found that the journal does not hold yet.
+#[derive(Default)]
+struct Pending {
+    list: Vec<(BlobHash, Vec<u8>)>,
+    queued: HashSet<BlobHash>,
+}
+
 /// The state before one command.
 pub struct Before {
     repo: Option<(Repo, Option<String>)>,
@@ -142,7 +149,7 @@ impl Snapshots {
             total: 0,
             budget: self.inner.budget,
         };
-        let mut blobs = Vec::new();
+        let mut blobs = Pending::default();
         // A repository git cannot read is snapshotted as a directory.
         let repo = repo.and_then(|repo| repo.status().ok().map(|status| (repo, status)));
         match repo {
@@ -182,7 +189,7 @@ impl Snapshots {
                 }
             }
         }
-        Ok((before, blobs))
+        Ok((before, blobs.list))
     }
 
     /// The repository `root` is in (asked of git once per root).
@@ -206,7 +213,7 @@ impl Snapshots {
         path: &str,
         identity: FileIdentity,
         taken_ns: i128,
-        blobs: &mut Vec<(BlobHash, Vec<u8>)>,
+        blobs: &mut Pending,
     ) -> Option<(FileIdentity, BlobHash)> {
         {
             let cache = self.cache();
@@ -222,8 +229,8 @@ impl Snapshots {
         let hash = BlobHash::of(&bytes);
         let mut cache = self.cache();
         cache.read.insert(path.to_string(), (identity, hash));
-        if !cache.stored.contains(&hash) && !blobs.iter().any(|(h, _)| *h == hash) {
-            blobs.push((hash, bytes));
+        if !cache.stored.contains(&hash) && blobs.queued.insert(hash) {
+            blobs.list.push((hash, bytes));
         }
         Some((identity, hash))
     }
