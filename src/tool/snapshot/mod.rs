@@ -402,3 +402,103 @@ fn now_ns() -> i128 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::FutureExt;
+    use futures::future::BoxFuture;
+    use std::path::Path;
+
+    /// Counts what it is asked to store.
+    #[derive(Default)]
+    struct Counting(Mutex<Vec<BlobHash>>);
+
+    impl crate::tool::journal::ChangeJournal for Counting {
+        fn record(&self, _: Vec<PriorFile>) -> BoxFuture<'static, Result<(), String>> {
+            async { Ok(()) }.boxed()
+        }
+        fn store(&self, blobs: Vec<(BlobHash, Vec<u8>)>) -> BoxFuture<'static, Result<(), String>> {
+            self.0
+                .lock()
+                .unwrap()
+                .extend(blobs.into_iter().map(|(h, _)| h));
+            async { Ok(()) }.boxed()
+        }
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    fn env() -> Vec<(OsString, OsString)> {
+        std::env::vars_os()
+            .filter(|(n, _)| n == "PATH" || n == "HOME")
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn in_a_subfolder_of_a_repository_only_what_git_does_not_hold_is_stored_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        let pkg = top.join("pkg");
+        std::fs::create_dir_all(&pkg).unwrap();
+        for (path, text) in [
+            ("pkg/a.txt", "a\n"),
+            ("pkg/b.txt", "b\n"),
+            ("top.txt", "t\n"),
+            (".gitignore", "*.log\n"),
+        ] {
+            std::fs::write(top.join(path), text).unwrap();
+        }
+        git(top, &["init", "-q"]);
+        git(top, &["add", "."]);
+        git(top, &["commit", "-qm", "base"]);
+        std::fs::write(pkg.join("a.txt"), "a changed\n").unwrap();
+        std::fs::write(pkg.join("new file.txt"), "new\n").unwrap();
+        std::fs::write(pkg.join("build.log"), "ignored\n").unwrap();
+        std::fs::write(top.join("top.txt"), "outside the root\n").unwrap();
+
+        let root = Root::open(&pkg).unwrap();
+        let counting = Arc::new(Counting::default());
+        let journal = Journal::new(counting.clone());
+        let snapshots = Snapshots::new(env(), DEFAULT_BUDGET);
+        let before = snapshots.take(&root, &journal).await.unwrap();
+        let held: Vec<&String> = before.files.keys().collect();
+        assert_eq!(held, ["a.txt", "new file.txt"]);
+        assert_eq!(counting.0.lock().unwrap().len(), 2);
+        // The same contents again: nothing more is stored.
+        let again = snapshots.take(&root, &journal).await.unwrap();
+        assert_eq!(counting.0.lock().unwrap().len(), 2);
+        assert!(snapshots.changes(&root, again).await.is_empty());
+
+        std::fs::write(pkg.join("b.txt"), "b changed\n").unwrap();
+        std::fs::write(pkg.join("a.txt"), "").unwrap();
+        std::fs::write(pkg.join("build.log"), "still ignored\n").unwrap();
+        let changes = snapshots.changes(&root, before).await;
+        let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, ["a.txt", "b.txt"]);
+        assert_eq!(
+            changes[0].content,
+            PriorContent::Stored(BlobHash::of(b"a changed\n"))
+        );
+        assert_eq!(changes[1].content, PriorContent::Bytes(b"b\n".to_vec()));
+        assert_eq!(changes[1].mode, Some(0o644));
+        assert_eq!(changes[1].after_hash, Some(content_hash(b"b changed\n")));
+    }
+}
