@@ -6,10 +6,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use light_agent::protocol::HostEvent;
 use light_agent::protocol::{AgentEvent, InputSource, Meta};
 use light_agent::tui::inline_terminal::Surface;
 use light_agent::tui::runner::Screen;
-use light_agent::tui::{App, AppMsg, TuiOptions, UiInput};
+use light_agent::tui::{App, AppMsg, TuiOptions};
 
 const WIDTH: u16 = 120;
 const HEIGHT: u16 = 40;
@@ -72,11 +73,13 @@ fn delta(text: &str) -> AgentEvent {
 
 fn started_app() -> App {
     let mut app = App::new(TuiOptions::default(), WIDTH, HEIGHT, Instant::now(), 0);
-    app.update(AppMsg::Input(UiInput::Event(AgentEvent::Input {
-        text: "explain".into(),
-        source: InputSource::User,
-        meta: Meta::new(1, 1),
-    })));
+    app.update(AppMsg::Input(HostEvent::Agent {
+        event: AgentEvent::Input {
+            text: "explain".into(),
+            source: InputSource::User,
+            meta: Meta::new(1, 1),
+        },
+    }));
     app
 }
 
@@ -104,7 +107,9 @@ fn frame_during_stream(c: &mut Criterion) {
                 next = 0;
             }
             for piece in &pieces[next..next + PER_FRAME] {
-                app.update(AppMsg::Input(UiInput::Event(delta(piece))));
+                app.update(AppMsg::Input(HostEvent::Agent {
+                    event: delta(piece),
+                }));
             }
             next += PER_FRAME;
             screen.draw(&mut app).unwrap_or_else(|e| panic!("{e}"));
@@ -116,7 +121,9 @@ fn frame_during_stream(c: &mut Criterion) {
             let mut app = started_app();
             for chunk in pieces.chunks(PER_FRAME) {
                 for piece in chunk {
-                    app.update(AppMsg::Input(UiInput::Event(delta(piece))));
+                    app.update(AppMsg::Input(HostEvent::Agent {
+                        event: delta(piece),
+                    }));
                 }
                 screen.draw(&mut app).unwrap_or_else(|e| panic!("{e}"));
             }
@@ -137,7 +144,9 @@ fn long_answers(c: &mut Criterion) {
                 let mut app = started_app();
                 for chunk in pieces.chunks(64) {
                     for piece in chunk {
-                        app.update(AppMsg::Input(UiInput::Event(delta(piece))));
+                        app.update(AppMsg::Input(HostEvent::Agent {
+                            event: delta(piece),
+                        }));
                     }
                     screen.draw(&mut app).unwrap_or_else(|e| panic!("{e}"));
                 }

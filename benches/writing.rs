@@ -10,10 +10,10 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use light_agent::permission::{Mode, Permits, Policy, RuleList};
+use light_agent::protocol::{ApprovalDetail, ApprovalRequest, OpId};
 use light_agent::tool::builtin::{self, EditFormat};
 use light_agent::tool::patch::diff_texts;
 use light_agent::tool::{ToolContext, ToolRegistry};
-use light_agent::tui::ApprovalPrompt;
 use light_agent::tui::view::approval::ApprovalView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -127,13 +127,17 @@ fn overlay_5000_lines(c: &mut Criterion) {
         "approval overlay: open on a 5 000-line diff and draw a frame",
         |b| {
             b.iter(|| {
-                let view = ApprovalView::new(ApprovalPrompt {
-                    id: 1,
-                    call_id: "c".into(),
-                    tool: "edit".into(),
-                    title: "edit: Edited f.txt (+5000 −5000)".into(),
-                    diff: diff.clone(),
-                });
+                let view = ApprovalView::new(
+                    OpId::new("approval-1"),
+                    ApprovalRequest {
+                        call_id: "c".into(),
+                        tool: "edit".into(),
+                        title: "edit: Edited f.txt (+5000 −5000)".into(),
+                        detail: ApprovalDetail::Diff {
+                            unified: diff.clone(),
+                        },
+                    },
+                );
                 let mut buf = Buffer::empty(area);
                 view.render(area, &mut buf, 0);
                 black_box(buf)

@@ -68,6 +68,8 @@
 //! - [`session`]: SQLite sessions.
 //! - [`agent`]: the [`Agent`] and its loop.
 //! - [`config`]: configuration file, environment and flags resolved once.
+//! - [`host`]: the session host every front end drives with the protocol's
+//!   ops and events.
 //! - `tui` (Cargo feature `tui`, on by default): the terminal front end,
 //!   joined to the runtime by channels.
 #![deny(missing_docs)]
@@ -76,6 +78,7 @@ pub mod agent;
 pub mod ai;
 pub mod config;
 pub mod context;
+pub mod host;
 pub mod mcp;
 pub mod permission;
 pub mod protocol;

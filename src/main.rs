@@ -116,7 +116,7 @@ async fn run(cli: Cli) -> Result<Exit> {
         }) => {
             let setup = setup(&cli.model, cli.log_level, &switches).await?;
             let project_servers =
-                cli::project_mcp::accepted_servers(&open_store()?, &cwd, |line| {
+                light_agent::host::project_mcp::accepted_servers(&open_store()?, &cwd, |line| {
                     output::eprintln(&format!("warning: {line}"));
                 })
                 .await;
@@ -195,16 +195,20 @@ async fn run_interactive(
         Resolution::Ready(settings) => (settings, None),
         Resolution::NoModel { message, settings } => (settings, Some(message)),
     };
-    let launch = cli::interactive::Launch {
+    let config = light_agent::host::HostConfig {
         cwd,
         paths: setup.paths,
         settings,
         model_missing,
         choice,
-        initial_prompt: prompt,
         env: std::env::vars_os().collect(),
+        default_mode: light_agent::permission::Mode::Ask,
+        approvals: true,
+        fresh_hint: build::FreshHint::Tui,
+        mcp_wait: light_agent::host::McpWait::Grace,
+        title: None,
     };
-    cli::interactive::run(launch, manager).await
+    cli::interactive::run(config, manager, prompt).await
 }
 
 /// A tool command's failure as a usage error (exit 2), except a failed
@@ -412,7 +416,7 @@ async fn run_exec(
     } else {
         cli::exec::Format::Text
     };
-    let project_servers = cli::project_mcp::accepted_servers(&manager, cwd, |line| {
+    let project_servers = light_agent::host::project_mcp::accepted_servers(&manager, cwd, |line| {
         output::eprintln(&format!("warning: {line}"));
     })
     .await;

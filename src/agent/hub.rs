@@ -1,39 +1,11 @@
 //! Fan-out of events, job updates and notices to subscribers.
 
 use std::sync::Mutex;
-use std::time::Duration;
 
 use tokio::sync::mpsc;
 
 use super::lifecycle::AgentMessage;
-use crate::protocol::{AgentEvent, JobUpdate};
-
-/// Something the host should show that is not part of the session log.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Notice {
-    /// A model call failed and will be retried after `delay`.
-    Retrying {
-        /// Retry number, from 1.
-        attempt: u32,
-        /// Wait before the retry.
-        delay: Duration,
-        /// Why the call failed.
-        message: String,
-    },
-    /// The stream broke after part of an answer was shown: hosts drop what
-    /// they showed of this step's answer. A [`Notice::Retrying`] follows.
-    PartialDropped,
-    /// Something worth knowing that did not stop the turn.
-    Warning(String),
-    /// A running tool call's live output (its last lines); each replaces the
-    /// one before. Never logged, never sent to the model.
-    ToolOutput {
-        /// The call.
-        call_id: String,
-        /// What to show now.
-        text: String,
-    },
-}
+use crate::protocol::{AgentEvent, JobUpdate, Notice};
 
 /// Unbounded per-subscriber channels: a slow reader never makes the loop
 /// wait, and nothing is dropped. Closed subscribers are pruned on send.

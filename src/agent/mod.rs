@@ -38,8 +38,8 @@ use crate::tool::fs::Root;
 use crate::tool::journal::Journal;
 use crate::tool::seen::SeenFiles;
 
+pub use crate::protocol::Notice;
 pub use crate::protocol::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
-pub use hub::Notice;
 pub use lifecycle::AgentMessage;
 pub use recall::RecallTool;
 pub use recall_search::RecallSearchTool;
@@ -516,7 +516,9 @@ impl Agent {
             if queue.jobs.is_empty() && queue.running.is_none() {
                 self.shared.idle.send_replace(true);
             }
-            self.shared.hub.job(JobUpdate::Withdrawn(taken.clone()));
+            self.shared.hub.job(JobUpdate::Withdrawn {
+                prompts: taken.clone(),
+            });
         }
         taken
     }
@@ -533,10 +535,10 @@ impl Agent {
         self.shared.hub.subscribe()
     }
 
-    /// Sends `text` to every notice subscriber as a [`Notice::Warning`]
+    /// Sends `text` to every notice subscriber as a warning [`Notice::Message`]
     /// (something outside the loop, like an MCP server, that the user should know).
     pub fn warn(&self, text: impl Into<String>) {
-        self.shared.hub.notice(Notice::Warning(text.into()));
+        self.shared.hub.notice(Notice::warning(text));
     }
 
     /// Host notices (retry waits, warnings) from now on.

@@ -8,9 +8,9 @@
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::hub::Notice;
 use super::worker::Worker;
 use crate::ai::{AiError, AiErrorKind, StreamRequest, sleep_or_cancel};
+use crate::protocol::Notice;
 use crate::protocol::{AgentEvent, Meta, ToolCall};
 
 pub(super) enum CallOutcome {

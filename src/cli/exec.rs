@@ -12,7 +12,7 @@ use anyhow::Result;
 use light_agent::agent::{Agent, Notice};
 use light_agent::config::Settings;
 use light_agent::mcp::McpServerConfig;
-use light_agent::protocol::{AgentEvent, StopCause};
+use light_agent::protocol::{AgentEvent, NoticeLevel, StopCause};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -176,7 +176,14 @@ fn print_notice(notice: &Notice) {
         Notice::PartialDropped => output::eprintln(
             "(the answer was cut off; what was printed of it is dropped and the model is asked again)",
         ),
-        Notice::Warning(text) => output::eprintln(&format!("warning: {text}")),
+        Notice::Message { level, text } => {
+            let label = match level {
+                NoticeLevel::Info => "note",
+                NoticeLevel::Warn => "warning",
+                NoticeLevel::Error => "error",
+            };
+            output::eprintln(&format!("{label}: {text}"));
+        }
         Notice::ToolOutput { .. } => {}
     }
 }

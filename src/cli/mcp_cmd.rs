@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use anyhow::Result;
 use light_agent::config::Settings;
-use light_agent::mcp::{McpServerConfig, McpServers, ServerState};
+use light_agent::mcp::{McpServerConfig, McpServers};
 use light_agent::protocol::now_millis;
 use light_agent::tool::ToolRegistry;
-use light_agent::tui::{McpServerRow, McpServerState};
+use light_agent::tui::view::started_text;
 use serde_json::json;
 
 use super::Exit;
@@ -20,29 +20,6 @@ use super::output;
 /// Time beyond the longest `startup_timeout_sec` after which a start still
 /// under way is listed as starting.
 const SETTLE_MARGIN: Duration = Duration::from_secs(2);
-
-/// Each server of `servers` as a row, in name order.
-pub fn rows(servers: &McpServers) -> Vec<McpServerRow> {
-    servers
-        .statuses()
-        .into_iter()
-        .map(|s| {
-            let (state, tools, error) = match s.state {
-                ServerState::Starting => (McpServerState::Starting, 0, None),
-                ServerState::Ready { tools } => (McpServerState::Ready, tools.len(), None),
-                ServerState::Failed { error } => (McpServerState::Failed, 0, Some(error)),
-                ServerState::Disabled => (McpServerState::Disabled, 0, None),
-            };
-            McpServerRow {
-                name: s.name,
-                state,
-                tools,
-                error,
-                started_at: s.started_at,
-            }
-        })
-        .collect()
-}
 
 /// Starts every configured server and `project_servers` (children in
 /// `cwd`), waits until each is up, failed or past its start-up time, and
@@ -61,7 +38,7 @@ pub async fn list(
     servers
         .settled(servers.longest_startup() + SETTLE_MARGIN)
         .await;
-    let rows = rows(&servers);
+    let rows = servers.rows();
     let mut out = output::stdout();
     if json {
         let rows: Vec<_> = rows
@@ -84,7 +61,7 @@ pub async fn list(
         let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
         for r in &rows {
             let tools = r.tools_text().unwrap_or_else(|| "-".to_owned());
-            let started = r.started_text(now).unwrap_or_else(|| "-".to_owned());
+            let started = started_text(r.started_at, now).unwrap_or_else(|| "-".to_owned());
             let error = r
                 .error
                 .as_deref()

@@ -1,14 +1,14 @@
-//! The binary's hosts and subcommands. `main.rs` only dispatches.
+//! The binary's front ends and subcommands. `main.rs` only dispatches.
 
-pub mod approval;
+pub use light_agent::host::build;
+pub use light_agent::host::build::truncate;
+
 pub mod args;
-pub mod build;
 pub mod exec;
 pub mod history_file;
 pub mod interactive;
 pub mod mcp_cmd;
 pub mod output;
-pub mod project_mcp;
 pub mod sessions;
 pub mod tool_cmd;
 pub mod undo;
@@ -37,13 +37,5 @@ impl From<Exit> for std::process::ExitCode {
             Exit::Interrupted => 130,
             Exit::Signal(number) => u8::try_from(128 + number).unwrap_or(1),
         })
-    }
-}
-
-/// `text` cut to `max` characters, with `…` when something was cut.
-pub fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
     }
 }

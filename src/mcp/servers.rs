@@ -13,7 +13,7 @@ use tokio::sync::watch;
 
 use super::config::McpServerConfig;
 use super::server;
-use crate::protocol::now_millis;
+use crate::protocol::{McpServerRow, McpServerState, now_millis};
 use crate::tool::ToolRegistry;
 
 /// Where one server is.
@@ -109,6 +109,28 @@ struct Inner {
 }
 
 impl McpServers {
+    /// Each server as a row of `/mcp` and `mcp list`, in name order.
+    pub fn rows(&self) -> Vec<McpServerRow> {
+        self.statuses()
+            .into_iter()
+            .map(|s| {
+                let (state, tools, error) = match s.state {
+                    ServerState::Starting => (McpServerState::Starting, 0, None),
+                    ServerState::Ready { tools } => (McpServerState::Ready, tools.len(), None),
+                    ServerState::Failed { error } => (McpServerState::Failed, 0, Some(error)),
+                    ServerState::Disabled => (McpServerState::Disabled, 0, None),
+                };
+                McpServerRow {
+                    name: s.name,
+                    state,
+                    tools,
+                    error,
+                    started_at: s.started_at,
+                }
+            })
+            .collect()
+    }
+
     /// Starts every enabled server of `servers` in the background (children
     /// run in `cwd` unless their config says otherwise) and returns at once.
     /// A server's tools join `registry` as soon as it is up, so they reach

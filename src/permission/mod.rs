@@ -30,5 +30,5 @@ pub use command::{CommandShape, Segment, analyse};
 pub use destructive::{Destructive, Overwrite, OverwriteBy};
 pub use mode::{Mode, ParseModeError};
 pub use permits::{Denied, Permits, session_rules};
-pub use policy::{Decision, GateRequest, Policy, SandboxState, shell_shape};
+pub use policy::{Decision, GateRequest, Policy, shell_shape};
 pub use rule::{Rule, RuleError, RuleKind, RuleList, RuleSource};

@@ -3,20 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// How much the agent may do without asking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Mode {
-    /// No writing tool is offered; the default of `exec`.
-    ReadOnly,
-    /// Writing tools are offered and every call needs the user's approval;
-    /// the default of the TUI.
-    #[default]
-    Ask,
-    /// Edits inside the working directory apply without asking.
-    Auto,
-    /// Nothing is asked and commands run without a sandbox.
-    Full,
-}
+/// How much the agent may do without asking (the protocol's
+/// [`PermissionMode`](crate::protocol::PermissionMode), named for this module).
+pub use crate::protocol::PermissionMode as Mode;
 
 impl Mode {
     /// Every mode, in order of growing freedom.

@@ -76,6 +76,21 @@ impl Permits {
         self.inner.policy.mode
     }
 
+    /// The same permits in `mode`: same rules, same approver, and what the
+    /// user allowed for this session still allowed.
+    pub fn with_mode(&self, mode: Mode) -> Permits {
+        let mut policy = self.inner.policy.clone();
+        policy.mode = mode;
+        Permits {
+            inner: Arc::new(Inner {
+                policy,
+                approver: self.inner.approver.clone(),
+                session_tools: Mutex::new(self.session_tools_guard().clone()),
+                session_commands: Mutex::new(self.session_commands_guard().clone()),
+            }),
+        }
+    }
+
     /// Tools the user allowed for the rest of this session, sorted.
     pub fn session_tools(&self) -> Vec<String> {
         self.session_tools_guard().iter().cloned().collect()

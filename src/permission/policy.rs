@@ -1,11 +1,11 @@
 //! The policy: a mode plus rules, deciding each gated request.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::command::{CommandShape, analyse};
 use super::mode::Mode;
 use super::rule::{Rule, RuleList, RuleSource};
+use crate::protocol::CommandSandbox;
 
 /// What the policy says about one request. Ordered so that the stricter
 /// answer is the greater: deny beats ask beats allow.
@@ -17,24 +17,6 @@ pub enum Decision {
     Ask,
     /// Refuse.
     Deny,
-}
-
-/// Whether a command would run inside the sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SandboxState {
-    /// Confined: writes only inside the working directory, no network.
-    Sandboxed,
-    /// Runs with the user's full rights.
-    Unsandboxed,
-}
-
-impl fmt::Display for SandboxState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SandboxState::Sandboxed => "sandboxed",
-            SandboxState::Unsandboxed => "not sandboxed",
-        })
-    }
 }
 
 /// What a gated tool is about to do.
@@ -58,7 +40,7 @@ pub enum GateRequest {
         /// is asked about.
         writable_roots: Vec<String>,
         /// Whether it would run sandboxed.
-        sandbox: SandboxState,
+        sandbox: CommandSandbox,
         /// Absolute paths of files its `>` redirects or `mv`/`cp` would
         /// replace and that the caller found worth keeping (a file git
         /// tracks, any file outside git): they make it destructive.
@@ -169,7 +151,7 @@ impl Policy {
     fn shell_ruling<'a>(
         &'a self,
         shape: &CommandShape,
-        sandbox: SandboxState,
+        sandbox: CommandSandbox,
         session: &'a [Rule],
     ) -> (Decision, Option<&'a Rule>) {
         for (decision, list) in [
@@ -200,7 +182,7 @@ impl Policy {
             }
             return (self.fallback(Decision::Ask), None);
         }
-        let contained = sandbox == SandboxState::Sandboxed && !shape.writes_outside;
+        let contained = sandbox == CommandSandbox::Sandboxed && !shape.writes_outside;
         if !shape.always_ask.is_empty() {
             // No allow rule lets these through; only the mode can.
             return (
@@ -398,24 +380,24 @@ mod tests {
         };
         let p = policy(Mode::Auto, &["shell(cargo test *)"], &[], &["shell(rm *)"]);
         assert_eq!(
-            p.decide(&shell("cargo test -q", SandboxState::Unsandboxed)),
+            p.decide(&shell("cargo test -q", CommandSandbox::Unsandboxed)),
             Decision::Allow
         );
         assert_eq!(
-            p.decide(&shell("rm -rf x", SandboxState::Sandboxed)),
+            p.decide(&shell("rm -rf x", CommandSandbox::Sandboxed)),
             Decision::Deny
         );
         assert_eq!(
-            p.decide(&shell("ls", SandboxState::Sandboxed)),
+            p.decide(&shell("ls", CommandSandbox::Sandboxed)),
             Decision::Allow
         );
         assert_eq!(
-            p.decide(&shell("ls", SandboxState::Unsandboxed)),
+            p.decide(&shell("ls", CommandSandbox::Unsandboxed)),
             Decision::Ask
         );
         let ask = policy(Mode::Ask, &[], &[], &[]);
         assert_eq!(
-            ask.decide(&shell("ls", SandboxState::Sandboxed)),
+            ask.decide(&shell("ls", CommandSandbox::Sandboxed)),
             Decision::Ask
         );
     }

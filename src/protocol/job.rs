@@ -7,15 +7,21 @@
 //! from these alone: `Started` comes before the job's first event, `Ended`
 //! after its last one (a prompt's `agent_stop`).
 
+use serde::{Deserialize, Serialize};
+
 use super::StopCause;
 
 /// The id of one submitted job, unique within an agent; ids rise from 1 in
 /// submission order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(transparent)]
 pub struct JobId(pub u64);
 
 /// What a job does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum JobKind {
     /// A user prompt: one turn.
     Prompt,
@@ -26,7 +32,7 @@ pub enum JobKind {
 }
 
 /// A prompt taken out of the queue before it ran.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithdrawnPrompt {
     /// Its id.
     pub id: JobId,
@@ -35,7 +41,8 @@ pub struct WithdrawnPrompt {
 }
 
 /// One step in a job's life.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "update", rename_all = "snake_case")]
 pub enum JobUpdate {
     /// The job is in the queue; `text` is the prompt's text (empty for
     /// other kinds).
@@ -69,5 +76,8 @@ pub enum JobUpdate {
         window_tokens: u64,
     },
     /// Queued prompts were taken back, oldest first; they will never run.
-    Withdrawn(Vec<WithdrawnPrompt>),
+    Withdrawn {
+        /// The prompts, oldest first.
+        prompts: Vec<WithdrawnPrompt>,
+    },
 }

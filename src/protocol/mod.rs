@@ -1,4 +1,4 @@
-//! The event protocol: the one vocabulary every layer speaks.
+//! The protocol: the one vocabulary every layer and every front end speaks.
 //!
 //! An [`AgentEvent`] is a closed, serde-tagged enum. Canonical events are
 //! persisted in the session log; transient ones (`thought_delta`,
@@ -9,16 +9,36 @@
 //! its `agent_stop`; a **step** is one model call plus the tool calls it
 //! produced. [`Meta`] carries both on every event.
 //!
+//! The host's vocabulary lives here too: a front end submits
+//! [`Submission`]s (an [`Op`] with a caller-chosen [`OpId`]) and receives
+//! [`HostEvent`]s — agent events, job updates echoing the op id, approval
+//! requests with a typed subject, notices, status snapshots and reports.
+//!
 //! Architecture invariant: this module depends on serde only.
 
+mod approval;
+mod content;
 mod event;
+mod host;
 mod job;
+mod notice;
+mod report;
 mod secret;
+mod status;
 mod tool;
 
+pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, CommandSandbox};
+pub use content::{ImageSource, PromptPart, parts_text};
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
+pub use host::{HostEvent, Op, OpId, Submission};
 pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
+pub use notice::{Notice, NoticeLevel};
+pub use report::{
+    McpServerRow, McpServerState, ModelChoice, Report, ReportKind, SessionRow, SessionsReport,
+    SkillRow, SkillsReport, StatusReport, TokenTotals, ToolRow, TurnTokens,
+};
 pub use secret::{REDACTED, Redactor, Secret, redact_url};
+pub use status::{PermissionMode, SandboxState, SessionHeader, StatusSnapshot};
 pub use tool::{INTENT_FIELD, ToolCall, ToolOutcome, ToolSpec};
 
 /// Current time as milliseconds since the Unix epoch (0 if the clock is

@@ -5,29 +5,7 @@ use std::fmt;
 /// The first word of the helper's report line on stderr.
 pub const STATUS_PREFIX: &str = "light-agent-sandbox:";
 
-/// What confinement a command ran under (or would run under).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SandboxState {
-    /// Landlock enforces the whole policy.
-    Enforced {
-        /// The Landlock ABI version of the kernel (as far as we use it).
-        abi: u32,
-    },
-    /// Landlock enforces part of the policy (an older kernel).
-    Partial {
-        /// The Landlock ABI version of the kernel.
-        abi: u32,
-        /// What is not enforced, e.g. "network".
-        missing: String,
-    },
-    /// No confinement could be applied; the command runs unconfined.
-    Unavailable {
-        /// Why, e.g. "Landlock is not enabled in this kernel".
-        reason: String,
-    },
-    /// No sandbox by configuration (`mode = "off"`, or `full` permissions).
-    Off,
-}
+pub use crate::protocol::SandboxState;
 
 impl SandboxState {
     /// Whether the whole policy is enforced.

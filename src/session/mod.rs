@@ -40,6 +40,7 @@ mod manager;
 mod owner;
 mod schema;
 mod store;
+pub mod transcript;
 
 use std::path::{Path, PathBuf};
 

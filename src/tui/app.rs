@@ -12,9 +12,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::Event as TermEvent;
 use ratatui::text::Line;
 
-use super::bridge::{
-    NoticeLevel, Op, RuntimeStatus, SessionHeader, TokenTotals, TuiOptions, UiInput,
-};
+use super::options::TuiOptions;
 use super::stream::MarkdownStream;
 use super::transcript::{TranscriptItem, TranscriptView};
 use super::view::approval::ApprovalView;
@@ -27,6 +25,10 @@ use super::view::{notice, output_cell, session_header, slash_popup, thought_cell
 use crate::protocol::{
     AgentEvent, InputSource, JobId, JobKind, Meta, StopCause, ToolCall, ToolOutcome,
 };
+use crate::protocol::{
+    ApprovalDecision, HostEvent, NoticeLevel, Op, OpId, SessionHeader, StatusSnapshot, Submission,
+    TokenTotals,
+};
 
 /// Time within which a second Ctrl+C quits.
 const DOUBLE_PRESS: Duration = Duration::from_secs(1);
@@ -35,7 +37,7 @@ const DOUBLE_PRESS: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone)]
 pub enum AppMsg {
     /// Something from the runtime.
-    Input(UiInput),
+    Input(HostEvent),
     /// A terminal event (key, paste, resize).
     Terminal(TermEvent),
     /// Time passed (spinner, elapsed time, hint expiry).
@@ -72,15 +74,17 @@ pub struct App {
     pub(crate) now_ms: u64,
     pub(crate) tick: u64,
     pub(crate) composer: Composer,
-    pub(crate) status: RuntimeStatus,
+    pub(crate) status: StatusSnapshot,
     /// The session's tokens: what the runtime reported at open, plus every
     /// `agent_trace` since.
     pub(crate) tokens: TokenTotals,
     /// The job running now, from its `Started` to its `Ended`.
     pub(crate) job: Option<(JobId, JobKind)>,
-    /// Prompts sent but not yet answered by `Queued` or `PromptRejected`:
-    /// Esc in that window still interrupts.
-    pub(crate) awaiting: usize,
+    /// Prompts sent but not yet answered by `Queued` or `PromptRejected`,
+    /// by op id: Esc in that window still interrupts.
+    pub(crate) awaiting: Vec<OpId>,
+    /// Ops submitted so far (each gets the next id).
+    submitted: u64,
     /// A summary arrived during the running compaction (reported once).
     pub(crate) compact_reported: bool,
     pub(crate) activity: Activity,
@@ -102,7 +106,7 @@ pub struct App {
     pub(crate) transcript: Vec<TranscriptItem>,
     pending: Vec<Line<'static>>,
     committed_any: bool,
-    pub(crate) ops: Vec<Op>,
+    pub(crate) ops: Vec<Submission>,
     pub(crate) last_ctrl_c: Option<Instant>,
     pub(crate) hint: Option<(String, Instant)>,
     pub(crate) quit: bool,
@@ -122,10 +126,11 @@ impl App {
             now_ms,
             tick: 0,
             composer,
-            status: RuntimeStatus::default(),
+            status: StatusSnapshot::default(),
             tokens: TokenTotals::default(),
             job: None,
-            awaiting: 0,
+            awaiting: Vec::new(),
+            submitted: 0,
             compact_reported: false,
             activity: Activity::Idle,
             turn_started: None,
@@ -170,7 +175,7 @@ impl App {
     }
 
     /// Ops produced since the last call, in order.
-    pub fn take_ops(&mut self) -> Vec<Op> {
+    pub fn take_ops(&mut self) -> Vec<Submission> {
         std::mem::take(&mut self.ops)
     }
 
@@ -221,9 +226,14 @@ impl App {
         self.activity
     }
 
+    /// The prompts sent and not yet answered, by op id, oldest first.
+    pub fn awaiting(&self) -> &[OpId] {
+        &self.awaiting
+    }
+
     /// Whether a job runs or a sent prompt is not yet answered.
     pub fn is_busy(&self) -> bool {
-        self.job.is_some() || self.awaiting > 0
+        self.job.is_some() || !self.awaiting.is_empty()
     }
 
     /// Whether one of the user's own commands (`!CMD`) is running (Esc
@@ -464,9 +474,6 @@ impl App {
                 if !replay {
                     self.tokens
                         .add(usage.input, usage.output, usage.cached.unwrap_or(0));
-                    if usage.total > 0 {
-                        self.status.window_tokens = usage.total;
-                    }
                 }
             }
             AgentEvent::AgentSummary { covers_through, .. } => {
@@ -577,8 +584,30 @@ impl App {
         self.pending.extend(lines);
     }
 
+    /// Submits `op` under the next op id; a prompt's id is awaited until
+    /// its `queued` update or its rejection names it.
     pub(crate) fn push_op(&mut self, op: Op) {
-        self.ops.push(op);
+        self.submitted += 1;
+        let id = OpId(format!("op-{}", self.submitted));
+        if matches!(op, Op::Prompt { .. }) {
+            self.awaiting.push(id.clone());
+        }
+        self.ops.push(Submission { id, op });
+    }
+
+    /// The decision on approval request `id`.
+    pub(crate) fn push_decision(&mut self, id: OpId, decision: ApprovalDecision) {
+        self.ops.push(Submission {
+            id,
+            op: Op::Approval { decision },
+        });
+    }
+
+    /// An answer named prompt `op`: it is no longer awaited.
+    pub(crate) fn answered(&mut self, op: Option<&OpId>) {
+        if let Some(op) = op {
+            self.awaiting.retain(|id| id != op);
+        }
     }
 
     pub(crate) fn request_quit(&mut self) {

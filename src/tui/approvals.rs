@@ -5,20 +5,21 @@
 use crossterm::event::KeyEvent;
 
 use super::app::App;
-use super::bridge::{ApprovalAnswer, ApprovalPrompt, Op};
 use super::view::approval::ApprovalView;
+use crate::protocol::{ApprovalDecision, ApprovalRequest, OpId};
 
 impl App {
-    /// Queues `prompt` behind the prompts of calls the model made before it.
-    pub(crate) fn queue_approval(&mut self, prompt: ApprovalPrompt) {
+    /// Queues request `id` behind the requests of calls the model made
+    /// before it.
+    pub(crate) fn queue_approval(&mut self, id: OpId, request: ApprovalRequest) {
         let order = |call_id: &str| self.tools.iter().position(|t| t.pane.call.id == call_id);
-        let rank = order(&prompt.call_id).unwrap_or(usize::MAX);
+        let rank = order(&request.call_id).unwrap_or(usize::MAX);
         let at = self
             .approvals
             .iter()
-            .position(|queued| order(&queued.prompt.call_id).unwrap_or(usize::MAX) > rank)
+            .position(|queued| order(&queued.request.call_id).unwrap_or(usize::MAX) > rank)
             .unwrap_or(self.approvals.len());
-        self.approvals.insert(at, ApprovalView::new(prompt));
+        self.approvals.insert(at, ApprovalView::new(id, request));
     }
 
     /// Whether the approval overlay is open.
@@ -32,27 +33,21 @@ impl App {
         let Some(view) = self.approvals.first_mut() else {
             return;
         };
-        let Some(answer) = view.key(key) else {
+        let Some(decision) = view.key(key) else {
             return;
         };
         let answered = self.approvals.remove(0);
-        if answer == ApprovalAnswer::ApproveForSession {
-            let tool = answered.prompt.tool.clone();
+        if decision == ApprovalDecision::ApproveForSession {
+            let tool = answered.request.tool.clone();
             let (same, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.approvals)
                 .into_iter()
-                .partition(|v| v.prompt.tool == tool);
+                .partition(|v| v.request.tool == tool);
             self.approvals = rest;
             for view in same {
-                self.ops.push(Op::Approval {
-                    id: view.prompt.id,
-                    answer: ApprovalAnswer::Approve,
-                });
+                self.push_decision(view.id, ApprovalDecision::Approve);
             }
         }
-        self.ops.push(Op::Approval {
-            id: answered.prompt.id,
-            answer,
-        });
+        self.push_decision(answered.id, decision);
     }
 
     /// The turn ended: its pending calls were interrupted, nothing is left
@@ -70,17 +65,26 @@ mod tests {
 
     use super::*;
     use crate::protocol::{AgentEvent, Meta, StopCause, ToolCall};
+    use crate::protocol::{ApprovalDetail, HostEvent, Op, Submission};
     use crate::tui::app::AppMsg;
-    use crate::tui::bridge::{TuiOptions, UiInput};
+    use crate::tui::options::TuiOptions;
 
-    fn prompt(id: u64, call_id: &str, tool: &str) -> UiInput {
-        UiInput::Approval(ApprovalPrompt {
-            id,
-            call_id: call_id.into(),
-            tool: tool.into(),
-            title: format!("{tool} {call_id}"),
-            diff: "+x\n".into(),
-        })
+    fn prompt(id: u64, call_id: &str, tool: &str) -> HostEvent {
+        HostEvent::ApprovalRequested {
+            id: OpId(format!("approval-{id}")),
+            request: ApprovalRequest {
+                call_id: call_id.into(),
+                tool: tool.into(),
+                title: format!("{tool} {call_id}"),
+                detail: ApprovalDetail::Diff {
+                    unified: "+x\n".into(),
+                },
+            },
+        }
+    }
+
+    fn decision(id: u64, decision: ApprovalDecision) -> Submission {
+        Submission::new(format!("approval-{id}"), Op::Approval { decision })
     }
 
     fn press(app: &mut App, c: char) {
@@ -99,10 +103,9 @@ mod tests {
             })
             .collect();
         let meta = Meta { turn: 1, step: 1 };
-        app.update(AppMsg::Input(UiInput::Event(AgentEvent::ToolCalls {
-            calls,
-            meta,
-        })));
+        app.update(AppMsg::Input(HostEvent::Agent {
+            event: AgentEvent::ToolCalls { calls, meta },
+        }));
         app
     }
 
@@ -112,23 +115,14 @@ mod tests {
         app.update(AppMsg::Input(prompt(30, "c3", "edit")));
         app.update(AppMsg::Input(prompt(10, "c1", "edit")));
         app.update(AppMsg::Input(prompt(20, "c2", "write")));
-        let order: Vec<u64> = app.approvals.iter().map(|v| v.prompt.id).collect();
-        assert_eq!(order, [10, 20, 30]);
+        let order: Vec<&str> = app.approvals.iter().map(|v| v.id.0.as_str()).collect();
+        assert_eq!(order, ["approval-10", "approval-20", "approval-30"]);
         press(&mut app, 'y');
-        assert_eq!(
-            app.take_ops(),
-            [Op::Approval {
-                id: 10,
-                answer: ApprovalAnswer::Approve
-            }]
-        );
+        assert_eq!(app.take_ops(), [decision(10, ApprovalDecision::Approve)]);
         press(&mut app, 'a');
         assert_eq!(
             app.take_ops(),
-            [Op::Approval {
-                id: 20,
-                answer: ApprovalAnswer::ApproveForSession
-            }]
+            [decision(20, ApprovalDecision::ApproveForSession)]
         );
         assert_eq!(app.approvals.len(), 1, "another tool's prompt stays");
     }
@@ -143,7 +137,7 @@ mod tests {
             message: "interrupted by user".into(),
             meta: Meta { turn: 1, step: 1 },
         };
-        app.update(AppMsg::Input(UiInput::Event(stop)));
+        app.update(AppMsg::Input(HostEvent::Agent { event: stop }));
         assert!(!app.approval_open());
         press(&mut app, 'y');
         assert!(app.take_ops().is_empty(), "keys go back to the composer");

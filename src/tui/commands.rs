@@ -3,10 +3,8 @@
 //! dispatch can never disagree. Most commands become an [`Op`]; `/help`,
 //! `/quit` and argument errors are answered locally.
 
-use std::path::PathBuf;
-
 use super::app::App;
-use super::bridge::{ModelChoice, NoticeLevel, Op, ReportKind};
+use crate::protocol::{ModelChoice, NoticeLevel, Op, ReportKind};
 
 /// Every slash command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,17 +162,29 @@ impl SlashCommand {
             }
             Self::New => Op::NewSession,
             Self::Resume if arg.is_empty() => Op::PickSession,
-            Self::Resume => Op::Resume(arg.to_string()),
-            Self::Sessions => Op::Report(ReportKind::Sessions),
+            Self::Resume => Op::Resume {
+                session: arg.to_string(),
+            },
+            Self::Sessions => Op::Report {
+                kind: ReportKind::Sessions,
+            },
             Self::Compact => Op::Compact,
             Self::Model if arg.is_empty() => Op::ListModels,
-            Self::Model => Op::SetModel(ModelChoice {
-                provider: String::new(),
-                model: arg.to_string(),
-            }),
-            Self::Status => Op::Report(ReportKind::Status),
-            Self::Tools => Op::Report(ReportKind::Tools),
-            Self::Skills => Op::Report(ReportKind::Skills),
+            Self::Model => Op::SetModel {
+                choice: ModelChoice {
+                    provider: String::new(),
+                    model: arg.to_string(),
+                },
+            },
+            Self::Status => Op::Report {
+                kind: ReportKind::Status,
+            },
+            Self::Tools => Op::Report {
+                kind: ReportKind::Tools,
+            },
+            Self::Skills => Op::Report {
+                kind: ReportKind::Skills,
+            },
             Self::Undo => Op::Undo,
             Self::Diff => Op::Diff,
             Self::Permissions => Op::Permissions,
@@ -182,21 +192,29 @@ impl SlashCommand {
                 app.notice(NoticeLevel::Warn, "usage: /title TEXT");
                 return;
             }
-            Self::Title => Op::SetTitle(arg.to_string()),
-            Self::Export => Op::Export((!arg.is_empty()).then(|| PathBuf::from(arg))),
+            Self::Title => Op::SetTitle {
+                title: arg.to_string(),
+            },
+            Self::Export => Op::Export {
+                path: (!arg.is_empty()).then(|| arg.to_string()),
+            },
             Self::Jobs if arg.is_empty() => Op::Jobs,
             Self::Jobs => match arg.split_once(char::is_whitespace) {
-                Some(("kill", id)) if !id.trim().is_empty() => Op::KillJob(id.trim().to_string()),
+                Some(("kill", id)) if !id.trim().is_empty() => Op::KillJob {
+                    job: id.trim().to_string(),
+                },
                 _ => {
                     app.notice(NoticeLevel::Warn, "usage: /jobs, or /jobs kill ID");
                     return;
                 }
             },
-            Self::Mcp if arg.is_empty() => Op::Report(ReportKind::Mcp),
+            Self::Mcp if arg.is_empty() => Op::Report {
+                kind: ReportKind::Mcp,
+            },
             Self::Mcp => match arg.split_once(char::is_whitespace) {
-                Some(("restart", name)) if !name.trim().is_empty() => {
-                    Op::RestartMcp(name.trim().to_string())
-                }
+                Some(("restart", name)) if !name.trim().is_empty() => Op::RestartMcp {
+                    server: name.trim().to_string(),
+                },
                 None if arg == "accept" => Op::DecideProjectMcp { accept: true },
                 None if arg == "decline" => Op::DecideProjectMcp { accept: false },
                 _ => {

@@ -1,49 +1,30 @@
-//! How the [`App`] follows the runtime: every [`UiInput`], and above all
+//! How the [`App`] follows the host: every [`HostEvent`], and above all
 //! the job updates that are its only source of running / idle / queued.
 
 use super::app::{App, LiveTool, Popup};
-use super::bridge::{NoticeLevel, Report, UiInput};
 use super::view::model_picker::ModelPicker;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::Activity;
 use super::view::tool_pane::ToolPane;
 use super::view::{mcp_report, sessions_report, skills_report, status_report, tools_report};
-use crate::protocol::{JobId, JobKind, JobUpdate, StopCause, ToolCall, ToolOutcome};
+use crate::protocol::{
+    HostEvent, JobId, JobKind, JobUpdate, Notice, NoticeLevel, Report, StopCause, ToolCall,
+    ToolOutcome,
+};
 
 impl App {
-    pub(crate) fn on_input(&mut self, input: UiInput) {
+    pub(crate) fn on_input(&mut self, input: HostEvent) {
         match input {
-            UiInput::Event(event) => self.on_event(event, false),
-            UiInput::Job(update) => self.on_job(update),
-            UiInput::Session { header, recent } => self.on_session(header, recent),
-            UiInput::Status(status) => self.status = status,
-            UiInput::SessionTokens(tokens) => self.tokens = tokens,
-            UiInput::Retrying {
-                attempt,
-                delay,
-                message,
-            } => {
-                self.activity = Activity::Retrying { attempt };
-                let text = format!(
-                    "retrying in {}s (attempt {attempt}): {message}",
-                    delay.as_secs().max(1)
-                );
-                self.notice(NoticeLevel::Warn, &text);
+            HostEvent::Agent { event } => self.on_event(event, false),
+            HostEvent::Job { op, update } => {
+                self.answered(op.as_ref());
+                self.on_job(update);
             }
-            UiInput::PartialDropped => {
-                // Lines already in scrollback cannot be taken back; the
-                // notice says they are void, the rest is never shown.
-                let shown = self.output.take().is_some_and(|o| o.committed_any);
-                self.thought = None;
-                let text = if shown {
-                    "the answer above was cut off and is dropped; asking the model again"
-                } else {
-                    "the answer was cut off and is dropped; asking the model again"
-                };
-                self.notice(NoticeLevel::Warn, text);
-            }
-            UiInput::Notice { level, text } => self.notice(level, &text),
-            UiInput::UserShellStarted { id, command } => {
+            HostEvent::SessionOpened { header, recent } => self.on_session(header, recent),
+            HostEvent::Status { status } => self.status = status,
+            HostEvent::SessionTokens { tokens } => self.tokens = tokens,
+            HostEvent::Notice { notice } => self.on_notice(notice),
+            HostEvent::UserShellStarted { id, command } => {
                 let call = ToolCall {
                     id,
                     name: "!".into(),
@@ -54,7 +35,7 @@ impl App {
                     started: Some(self.now),
                 });
             }
-            UiInput::UserShellDone {
+            HostEvent::UserShellDone {
                 id,
                 result,
                 is_error,
@@ -76,27 +57,18 @@ impl App {
                 }
                 self.commit_finished_tools();
             }
-            UiInput::ToolOutput { call_id, text } => {
-                if let Some(tool) = self
-                    .tools
-                    .iter_mut()
-                    .find(|t| t.pane.call.id == call_id && t.pane.outcome.is_none())
-                {
-                    tool.pane.live = Some(text);
-                }
-            }
-            UiInput::PromptRejected { text, reason } => {
-                self.awaiting = self.awaiting.saturating_sub(1);
+            HostEvent::PromptRejected { op, text, reason } => {
+                self.answered(Some(&op));
                 self.notice(NoticeLevel::Error, &reason);
                 self.restore_prompts(vec![text]);
             }
-            UiInput::Sessions(rows) => self.popup = Popup::Picker(ResumePicker::new(rows)),
-            UiInput::Approval(prompt) => self.queue_approval(prompt),
-            UiInput::Models(rows) => {
+            HostEvent::Sessions { rows } => self.popup = Popup::Picker(ResumePicker::new(rows)),
+            HostEvent::ApprovalRequested { id, request } => self.queue_approval(id, request),
+            HostEvent::Models { models } => {
                 let current = self.status.model.clone();
-                self.popup = Popup::Models(ModelPicker::new(rows, &current));
+                self.popup = Popup::Models(ModelPicker::new(models, &current));
             }
-            UiInput::Report(report) => {
+            HostEvent::Report { report } => {
                 let lines = match &report {
                     Report::Status(r) => status_report::lines(r, self.width),
                     Report::Tools(r) => tools_report::lines(r, self.width),
@@ -109,12 +81,50 @@ impl App {
         }
     }
 
+    fn on_notice(&mut self, notice: Notice) {
+        match notice {
+            Notice::Retrying {
+                attempt,
+                delay,
+                message,
+            } => {
+                self.activity = Activity::Retrying { attempt };
+                let text = format!(
+                    "retrying in {}s (attempt {attempt}): {message}",
+                    delay.as_secs().max(1)
+                );
+                self.notice(NoticeLevel::Warn, &text);
+            }
+            Notice::PartialDropped => {
+                // Lines already in scrollback cannot be taken back; the
+                // notice says they are void, the rest is never shown.
+                let shown = self.output.take().is_some_and(|o| o.committed_any);
+                self.thought = None;
+                let text = if shown {
+                    "the answer above was cut off and is dropped; asking the model again"
+                } else {
+                    "the answer was cut off and is dropped; asking the model again"
+                };
+                self.notice(NoticeLevel::Warn, text);
+            }
+            Notice::Message { level, text } => self.notice(level, &text),
+            Notice::ToolOutput { call_id, text } => {
+                if let Some(tool) = self
+                    .tools
+                    .iter_mut()
+                    .find(|t| t.pane.call.id == call_id && t.pane.outcome.is_none())
+                {
+                    tool.pane.live = Some(text);
+                }
+            }
+        }
+    }
+
     /// Job updates are the only source of running / idle / queued.
     fn on_job(&mut self, update: JobUpdate) {
         match update {
             JobUpdate::Queued { id, kind, text } => {
                 if kind == JobKind::Prompt {
-                    self.awaiting = self.awaiting.saturating_sub(1);
                     self.queued.push(text);
                     self.queued_ids.push(id);
                 }
@@ -155,7 +165,7 @@ impl App {
                     }
                 }
             }
-            JobUpdate::Withdrawn(prompts) => {
+            JobUpdate::Withdrawn { prompts } => {
                 let mut texts = Vec::with_capacity(prompts.len());
                 for prompt in prompts {
                     self.unqueue(prompt.id);

@@ -7,8 +7,8 @@ use std::time::Duration;
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::app::{App, Popup};
-use super::bridge::Op;
 use super::transcript::TranscriptView;
+use crate::protocol::Op;
 
 /// Time within which a second Ctrl+C quits.
 const DOUBLE_PRESS: Duration = Duration::from_secs(1);
@@ -114,7 +114,7 @@ impl App {
             Action::Escape if !slash.is_empty() => self.slash_open = false,
             Action::Escape => {
                 if self.is_busy() || self.user_command_running() {
-                    self.ops.push(Op::Interrupt);
+                    self.push_op(Op::Interrupt);
                 }
             }
             Action::CtrlC => self.ctrl_c(),
@@ -140,7 +140,7 @@ impl App {
                     && let Some(&id) = self.queued_ids.last()
                 {
                     // The queued prompt comes back through a Withdrawn update.
-                    self.ops.push(Op::Withdraw(id));
+                    self.push_op(Op::Withdraw { job: id });
                 } else if !(self.composer.cursor_on_first_line() && self.composer.history_prev()) {
                     self.composer.key(KeyEvent::from(KeyCode::Up));
                 }
@@ -184,13 +184,19 @@ impl App {
             Action::Down => self.picker_step(1),
             Action::Submit => {
                 let op = match &self.popup {
-                    Popup::Picker(picker) => {
-                        picker.list.chosen().map(|row| Op::Resume(row.id.clone()))
-                    }
-                    Popup::Models(picker) => picker.list.chosen().cloned().map(Op::SetModel),
+                    Popup::Picker(picker) => picker.list.chosen().map(|row| Op::Resume {
+                        session: row.id.clone(),
+                    }),
+                    Popup::Models(picker) => picker
+                        .list
+                        .chosen()
+                        .cloned()
+                        .map(|choice| Op::SetModel { choice }),
                     Popup::None => None,
                 };
-                self.ops.extend(op);
+                if let Some(op) = op {
+                    self.push_op(op);
+                }
                 self.popup = Popup::None;
             }
             Action::Edit(key) => match (&mut self.popup, key.code) {
@@ -223,7 +229,7 @@ impl App {
         }
         self.last_ctrl_c = Some(now);
         if self.is_busy() {
-            self.ops.push(Op::Interrupt);
+            self.push_op(Op::Interrupt);
         } else if !self.composer.is_empty() {
             self.composer.clear();
             self.slash_open = false;
@@ -253,7 +259,9 @@ impl App {
             super::commands::run(self, command);
         } else if let Some(command) = text.strip_prefix('!') {
             if !command.trim().is_empty() {
-                self.ops.push(Op::UserShell(command.trim().to_string()));
+                self.push_op(Op::UserShell {
+                    command: command.trim().to_string(),
+                });
             }
         } else {
             self.send_prompt(text);
@@ -262,8 +270,10 @@ impl App {
 
     /// Sends a prompt; it shows as queued or running once the runtime says so.
     pub(crate) fn send_prompt(&mut self, text: String) {
-        self.awaiting += 1;
-        self.ops.push(Op::Prompt(text));
+        self.push_op(Op::Prompt {
+            text,
+            parts: Vec::new(),
+        });
     }
 }
 

@@ -1,20 +1,21 @@
 //! The terminal front end: an inline ratatui UI over the event stream.
 //!
 //! Map of the module:
-//! - [`bridge`]: the contract with the runtime — [`Op`] out, [`UiInput`]
-//!   in, [`TuiOptions`], [`TuiError`].
+//! - [`options`]: how the UI starts and ends ([`TuiOptions`], [`TuiExit`],
+//!   [`TuiError`]). It speaks only the protocol: [`Submission`]s out,
+//!   [`HostEvent`]s in.
 //! - [`app`]: the view-model [`App`]; `update(msg)` is its only mutator;
 //!   `follow` applies runtime input (job updates drive running / idle /
 //!   queued).
 //! - [`keymap`]: key presses to actions; [`commands`]: the slash commands
-//!   ([`commands::SlashCommand`]); [`reports`]: typed command answers.
+//!   ([`commands::SlashCommand`]).
 //! - [`stream`], [`markdown`], [`table`], [`highlight`], [`wrap`]: turning
 //!   text into styled, wrapped lines (streamed answers commit in complete
 //!   lines, each rendered once).
 //! - [`view`]: one file per widget; [`view::live::render`] draws the live
 //!   area as a pure function of the App.
 //! - [`transcript`]: the Ctrl+T overlay; `approvals.rs` the queue of
-//!   changes waiting for approval, shown by [`view::approval`].
+//!   approval requests waiting for a decision, shown by [`view::approval`].
 //! - [`runner`]: the generic [`runner::Screen`] and the select loop;
 //!   [`inline_terminal`]: our inline terminal (live area below the
 //!   scrollback, positioned without cursor queries, redrawn on resize);
@@ -27,14 +28,13 @@
 
 pub mod app;
 mod approvals;
-pub mod bridge;
 pub mod commands;
 mod follow;
 pub mod highlight;
 pub mod inline_terminal;
 pub mod keymap;
 pub mod markdown;
-pub mod reports;
+pub mod options;
 pub mod runner;
 pub mod stream;
 pub mod table;
@@ -51,14 +51,9 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use app::{App, AppMsg};
-pub use bridge::{
-    ApprovalAnswer, ApprovalPrompt, McpServerRow, McpServerState, ModelChoice, NoticeLevel, Op,
-    Report, ReportKind, RuntimeStatus, SessionHeader, SessionRow, SessionsReport, SkillRow,
-    SkillsReport, StatusReport, TokenTotals, ToolRow, TuiError, TuiExit, TuiOptions, TurnTokens,
-    UiInput,
-};
+pub use options::{TuiError, TuiExit, TuiOptions};
 
-use crate::protocol::now_millis;
+use crate::protocol::{HostEvent, Op, Submission, now_millis};
 
 /// Environment switch for the end-to-end test: `1` panics after the first
 /// frame. Read only by debug builds: release binaries carry no test hook.
@@ -70,8 +65,8 @@ pub const TEST_PANIC_ENV: &str = "LIGHT_AGENT_TEST_PANIC";
 /// the terminal cannot be set up or written; says which signal ended it.
 pub async fn run(
     opts: TuiOptions,
-    ops: UnboundedSender<Op>,
-    mut inputs: UnboundedReceiver<UiInput>,
+    ops: UnboundedSender<Submission>,
+    mut inputs: UnboundedReceiver<HostEvent>,
 ) -> Result<TuiExit, TuiError> {
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
@@ -105,7 +100,7 @@ pub async fn run(
     .await;
     let finished = screen.finish();
     drop(guard);
-    let _ = ops.send(Op::Quit);
+    let _ = ops.send(Submission::new("", Op::Quit));
     result?;
     finished?;
     Ok(signalled.get().map_or(TuiExit::Quit, TuiExit::Signal))

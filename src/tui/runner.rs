@@ -22,10 +22,10 @@ use ratatui::layout::Rect;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::app::{App, AppMsg};
-use super::bridge::{Op, UiInput};
 use super::inline_terminal::{InlineTerminal, Surface};
 use super::view::live;
 use crate::protocol::{AgentEvent, now_millis};
+use crate::protocol::{HostEvent, Submission};
 
 /// Minimum time between two frames (60 fps).
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -108,8 +108,8 @@ pub async fn run_loop<T, S, F>(
     screen: &mut Screen<T>,
     app: &mut App,
     mut events: S,
-    ops: &UnboundedSender<Op>,
-    inputs: &mut UnboundedReceiver<UiInput>,
+    ops: &UnboundedSender<Submission>,
+    inputs: &mut UnboundedReceiver<HostEvent>,
     shutdown: F,
     config: RunOptions,
 ) -> io::Result<()>
@@ -211,6 +211,8 @@ where
 fn ends_a_turn(msg: &AppMsg) -> bool {
     matches!(
         msg,
-        AppMsg::Input(UiInput::Event(AgentEvent::AgentStop { .. }))
+        AppMsg::Input(HostEvent::Agent {
+            event: AgentEvent::AgentStop { .. }
+        })
     )
 }

@@ -17,11 +17,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::bridge::{NoticeLevel, SessionHeader};
 use super::view::diff_line::DiffLine;
 use super::width::str_width;
 use super::wrap::wrap_line;
 use crate::protocol::{AgentEvent, InputSource};
+use crate::protocol::{NoticeLevel, SessionHeader};
 
 /// One thing the transcript shows.
 #[derive(Debug, Clone, PartialEq)]

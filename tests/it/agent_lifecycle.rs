@@ -149,12 +149,12 @@ async fn a_queued_prompt_can_be_withdrawn_by_id_and_never_runs() {
         "a running prompt is not queued"
     );
     let seen = until(&mut all, |m| {
-        matches!(m, AgentMessage::Job(JobUpdate::Withdrawn(_)))
+        matches!(m, AgentMessage::Job(JobUpdate::Withdrawn { .. }))
     })
     .await;
     assert!(matches!(
         seen.last(),
-        Some(AgentMessage::Job(JobUpdate::Withdrawn(w))) if *w == [WithdrawnPrompt { id: third, text: "third".into() }]
+        Some(AgentMessage::Job(JobUpdate::Withdrawn { prompts: w })) if *w == [WithdrawnPrompt { id: third, text: "third".into() }]
     ));
     // Esc: the running turn stops, the rest comes back.
     h.agent.interrupt("interrupted by user");

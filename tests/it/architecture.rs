@@ -17,7 +17,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &[]),
     ("ai", &["protocol"]),
     ("permission", &["protocol"]),
-    ("sandbox", &[]),
+    ("sandbox", &["protocol"]),
     ("tool", &["protocol", "permission", "sandbox"]),
     // `tool` here means `tool::fs` only (checked below): AGENTS.md and
     // skills are read through the confined-open API.
@@ -28,6 +28,21 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "agent",
         &["protocol", "ai", "tool", "context", "session", "permission"],
+    ),
+    (
+        "host",
+        &[
+            "protocol",
+            "ai",
+            "tool",
+            "context",
+            "session",
+            "permission",
+            "sandbox",
+            "mcp",
+            "config",
+            "agent",
+        ],
     ),
     ("tui", &["protocol"]),
 ];
@@ -265,6 +280,87 @@ fn modules_use_only_the_layers_below_them_and_crates_stay_in_their_layer() {
         }
     }
     assert!(violations.is_empty(), "{violations:#?}");
+}
+
+/// The structs and enums a file declares, by name (nested modules too).
+fn declared_types(text: &str) -> BTreeSet<String> {
+    #[derive(Default)]
+    struct Declared(BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Declared {
+        fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+            self.0.insert(item.ident.to_string());
+        }
+        fn visit_item_enum(&mut self, item: &'ast syn::ItemEnum) {
+            self.0.insert(item.ident.to_string());
+        }
+        fn visit_item_type(&mut self, item: &'ast syn::ItemType) {
+            self.0.insert(item.ident.to_string());
+        }
+    }
+    let file = syn::parse_file(text).unwrap();
+    let mut declared = Declared::default();
+    declared.visit_file(&file);
+    declared.0
+}
+
+/// Files of the front ends (`src/tui`, `src/cli`) that declare a type of
+/// the same name as one of `protocol`'s: the host vocabulary is declared
+/// once, in `protocol`, and front ends take it from there.
+fn redeclared_protocol_types(
+    protocol: &BTreeSet<String>,
+    front_ends: &[(String, String)],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, text) in front_ends {
+        for name in declared_types(text).intersection(protocol) {
+            out.push(format!("{path}: declares {name} again"));
+        }
+    }
+    out
+}
+
+#[test]
+fn front_ends_take_the_host_vocabulary_only_from_protocol() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let read = |dir: &str| {
+        let mut files = Vec::new();
+        sources(&src, &src.join(dir), &mut files);
+        files
+            .into_iter()
+            .map(|(path, _)| {
+                let text = std::fs::read_to_string(&path).unwrap();
+                (path.display().to_string(), text)
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut protocol = BTreeSet::new();
+    for (_, text) in read("protocol") {
+        protocol.extend(declared_types(&text));
+    }
+    assert!(protocol.contains("HostEvent") && protocol.contains("Op"));
+    let mut front_ends = read("tui");
+    front_ends.extend(read("cli"));
+    let violations = redeclared_protocol_types(&protocol, &front_ends);
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn the_redeclaration_check_sees_structs_enums_and_nested_modules() {
+    let protocol: BTreeSet<String> = ["Op", "ApprovalRequest", "StatusSnapshot"]
+        .map(String::from)
+        .into();
+    let front_end = [(
+        "src/tui/bridge.rs".to_string(),
+        "pub enum Op { Quit }\nmod inner { pub struct ApprovalRequest; }\npub struct Fine;"
+            .to_string(),
+    )];
+    assert_eq!(
+        redeclared_protocol_types(&protocol, &front_end),
+        [
+            "src/tui/bridge.rs: declares ApprovalRequest again",
+            "src/tui/bridge.rs: declares Op again",
+        ]
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use futures::future::BoxFuture;
 use light_agent::permission::{
     ApprovalDecision, ApprovalDetail, ApprovalRequest, Approver, Decision, GateRequest, Mode,
-    Permits, Policy, RuleList, RuleSource, SandboxState,
+    Permits, Policy, RuleList, RuleSource,
 };
 
 fn policy(mode: Mode) -> Policy {
@@ -29,7 +29,7 @@ fn policy(mode: Mode) -> Policy {
     Policy::new(mode, rules)
 }
 
-fn gate(command: &str, sandbox: SandboxState) -> GateRequest {
+fn gate(command: &str, sandbox: CommandSandbox) -> GateRequest {
     GateRequest::Shell {
         command: command.into(),
         workdir: ".".into(),
@@ -40,12 +40,13 @@ fn gate(command: &str, sandbox: SandboxState) -> GateRequest {
     }
 }
 
+use CommandSandbox::{Sandboxed, Unsandboxed};
 use Decision::{Allow, Ask, Deny};
-use SandboxState::{Sandboxed, Unsandboxed};
+use light_agent::protocol::CommandSandbox;
 
 #[test]
 fn the_rule_table_holds() {
-    let table: &[(&str, Mode, SandboxState, Decision)] = &[
+    let table: &[(&str, Mode, CommandSandbox, Decision)] = &[
         // Every segment allowed → allowed, in ask mode too.
         ("cargo test -q", Mode::Ask, Sandboxed, Allow),
         ("cargo build && cargo test", Mode::Ask, Sandboxed, Allow),

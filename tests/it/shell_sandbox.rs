@@ -11,8 +11,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use light_agent::permission::{
     ApprovalDecision, ApprovalDetail, ApprovalRequest, Approver, Mode, Permits, Policy, RuleList,
-    SandboxState as PermitSandbox,
 };
+use light_agent::protocol::CommandSandbox as PermitSandbox;
 use light_agent::sandbox::{SandboxMode, SandboxPolicy, SandboxState};
 use light_agent::tool::builtin::shell::CommandRequest;
 use support::shell_harness::{ShellHarness, exists};

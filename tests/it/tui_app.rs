@@ -6,9 +6,10 @@ use crate::tui_support;
 use std::time::Instant;
 
 use crossterm::event::{Event, KeyCode, KeyModifiers};
-use light_agent::protocol::{AgentEvent, JobId, JobUpdate, StopCause, WithdrawnPrompt};
+use light_agent::protocol::{AgentEvent, JobId, JobUpdate, OpId, StopCause, WithdrawnPrompt};
+use light_agent::protocol::{HostEvent, ModelChoice, Notice, Op, ReportKind, SessionRow};
 use light_agent::tui::view::status_line::Activity;
-use light_agent::tui::{AppMsg, ModelChoice, Op, ReportKind, SessionRow, TuiOptions, UiInput};
+use light_agent::tui::{AppMsg, TuiOptions};
 
 fn model(name: &str) -> ModelChoice {
     ModelChoice {
@@ -23,7 +24,13 @@ fn typing_and_enter_sends_a_prompt_and_the_turn_streams_into_scrollback() {
     let (mut app, t0) = app(60, 20);
     type_text(&mut app, "hello");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::Prompt("hello".into())]);
+    assert_eq!(
+        ops(&mut app),
+        [Op::Prompt {
+            parts: vec![],
+            text: "hello".into()
+        }]
+    );
     assert_eq!(app.composer_text(), "");
     assert_eq!(
         app.activity(),
@@ -137,9 +144,9 @@ fn esc_while_running_interrupts_and_the_stop_makes_the_ui_idle() {
     key(&mut app, KeyCode::Enter);
     turn_begins(&mut app, 1, "go");
     stream_output(&mut app, "partial answ", 2);
-    app.take_ops();
+    ops(&mut app);
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.take_ops(), [Op::Interrupt]);
+    assert_eq!(ops(&mut app), [Op::Interrupt]);
     app.take_committed();
     ev(
         &mut app,
@@ -156,7 +163,7 @@ fn esc_while_running_interrupts_and_the_stop_makes_the_ui_idle() {
         ["", "partial answ", "", "⚠ interrupted"]
     );
     key(&mut app, KeyCode::Esc);
-    assert!(app.take_ops().is_empty(), "Esc when idle sends nothing");
+    assert!(ops(&mut app).is_empty(), "Esc when idle sends nothing");
 }
 
 #[test]
@@ -168,8 +175,17 @@ fn prompts_sent_while_running_show_as_queued_until_their_job_starts() {
     type_text(&mut app, "second");
     key(&mut app, KeyCode::Enter);
     assert_eq!(
-        app.take_ops(),
-        [Op::Prompt("first".into()), Op::Prompt("second".into())]
+        ops(&mut app),
+        [
+            Op::Prompt {
+                parts: vec![],
+                text: "first".into()
+            },
+            Op::Prompt {
+                parts: vec![],
+                text: "second".into()
+            }
+        ]
     );
     assert!(app.queued().is_empty(), "queued once the runtime says so");
     job_queued(&mut app, 2, "second");
@@ -193,10 +209,15 @@ fn the_same_text_queued_twice_is_told_apart_by_id() {
     assert_eq!(app.queued(), ["again"]);
     input(
         &mut app,
-        UiInput::Job(JobUpdate::Withdrawn(vec![WithdrawnPrompt {
-            id: JobId(2),
-            text: "again".into(),
-        }])),
+        HostEvent::Job {
+            op: None,
+            update: JobUpdate::Withdrawn {
+                prompts: vec![WithdrawnPrompt {
+                    id: JobId(2),
+                    text: "again".into(),
+                }],
+            },
+        },
     );
     assert!(app.queued().is_empty());
 }
@@ -214,10 +235,15 @@ fn queued_prompts_withdrawn_after_an_interrupt_fill_the_composer() {
     ev(&mut app, stop(StopCause::User));
     input(
         &mut app,
-        UiInput::Job(JobUpdate::Withdrawn(vec![WithdrawnPrompt {
-            id: JobId(2),
-            text: "second".into(),
-        }])),
+        HostEvent::Job {
+            op: None,
+            update: JobUpdate::Withdrawn {
+                prompts: vec![WithdrawnPrompt {
+                    id: JobId(2),
+                    text: "second".into(),
+                }],
+            },
+        },
     );
     assert!(app.queued().is_empty());
     assert_eq!(app.composer_text(), "second\ndraft");
@@ -229,15 +255,20 @@ fn up_on_an_empty_composer_takes_the_last_queued_prompt_back() {
     turn_begins(&mut app, 1, "first");
     job_queued(&mut app, 2, "second");
     job_queued(&mut app, 3, "third");
-    app.take_ops();
+    ops(&mut app);
     key(&mut app, KeyCode::Up);
-    assert_eq!(app.take_ops(), [Op::Withdraw(JobId(3))]);
+    assert_eq!(ops(&mut app), [Op::Withdraw { job: JobId(3) }]);
     input(
         &mut app,
-        UiInput::Job(JobUpdate::Withdrawn(vec![WithdrawnPrompt {
-            id: JobId(3),
-            text: "third".into(),
-        }])),
+        HostEvent::Job {
+            op: None,
+            update: JobUpdate::Withdrawn {
+                prompts: vec![WithdrawnPrompt {
+                    id: JobId(3),
+                    text: "third".into(),
+                }],
+            },
+        },
     );
     assert_eq!(app.composer_text(), "third");
     assert_eq!(app.queued(), ["second"]);
@@ -251,7 +282,8 @@ fn a_rejected_prompt_comes_back_with_the_reason_and_the_ui_stays_idle() {
     assert!(app.is_busy(), "Esc interrupts until the runtime answers");
     input(
         &mut app,
-        UiInput::PromptRejected {
+        HostEvent::PromptRejected {
+            op: OpId::new("op-1"),
             text: "hello?".into(),
             reason: "No model is configured".into(),
         },
@@ -260,9 +292,9 @@ fn a_rejected_prompt_comes_back_with_the_reason_and_the_ui_stays_idle() {
     assert_eq!(app.activity(), Activity::Idle);
     assert_eq!(app.composer_text(), "hello?");
     assert!(committed(&mut app).contains(&"✗ No model is configured".to_string()));
-    app.take_ops();
+    ops(&mut app);
     key(&mut app, KeyCode::Esc);
-    assert!(app.take_ops().is_empty());
+    assert!(ops(&mut app).is_empty());
 }
 
 #[test]
@@ -271,7 +303,16 @@ fn esc_right_after_enter_interrupts_before_the_job_is_reported() {
     type_text(&mut app, "go");
     key(&mut app, KeyCode::Enter);
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.take_ops(), [Op::Prompt("go".into()), Op::Interrupt]);
+    assert_eq!(
+        ops(&mut app),
+        [
+            Op::Prompt {
+                parts: vec![],
+                text: "go".into()
+            },
+            Op::Interrupt
+        ]
+    );
 }
 
 #[test]
@@ -280,9 +321,9 @@ fn ctrl_c_interrupts_then_clears_then_quits_on_a_second_press() {
     type_text(&mut app, "go");
     key(&mut app, KeyCode::Enter);
     turn_begins(&mut app, 1, "go");
-    app.take_ops();
+    ops(&mut app);
     key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
-    assert_eq!(app.take_ops(), [Op::Interrupt]);
+    assert_eq!(ops(&mut app), [Op::Interrupt]);
     ev(&mut app, stop(StopCause::User));
     job_ended(&mut app, 1, StopCause::User);
     at(&mut app, t0, 2.0);
@@ -323,9 +364,15 @@ fn newline_keys_break_lines_and_paste_is_one_block() {
     key_mod(&mut app, KeyCode::Char('j'), KeyModifiers::CONTROL);
     app.update(AppMsg::Terminal(Event::Paste("x\r\ny".into())));
     assert_eq!(app.composer_text(), "a\nb\nc\nx\ny");
-    assert!(app.take_ops().is_empty());
+    assert!(ops(&mut app).is_empty());
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::Prompt("a\nb\nc\nx\ny".into())]);
+    assert_eq!(
+        ops(&mut app),
+        [Op::Prompt {
+            parts: vec![],
+            text: "a\nb\nc\nx\ny".into()
+        }]
+    );
 }
 
 #[test]
@@ -335,34 +382,81 @@ fn slash_commands_become_ops() {
         ("/new", Op::NewSession),
         ("/clear", Op::NewSession),
         ("/compact", Op::Compact),
-        ("/model gpt-x", Op::SetModel(model("gpt-x"))),
+        (
+            "/model gpt-x",
+            Op::SetModel {
+                choice: model("gpt-x"),
+            },
+        ),
         ("/model", Op::ListModels),
-        ("/status", Op::Report(ReportKind::Status)),
-        ("/tools", Op::Report(ReportKind::Tools)),
-        ("/skills", Op::Report(ReportKind::Skills)),
+        (
+            "/status",
+            Op::Report {
+                kind: ReportKind::Status,
+            },
+        ),
+        (
+            "/tools",
+            Op::Report {
+                kind: ReportKind::Tools,
+            },
+        ),
+        (
+            "/skills",
+            Op::Report {
+                kind: ReportKind::Skills,
+            },
+        ),
         (
             "/title Fix the parser",
-            Op::SetTitle("Fix the parser".into()),
+            Op::SetTitle {
+                title: "Fix the parser".into(),
+            },
         ),
-        ("/export", Op::Export(None)),
-        ("/export out.md", Op::Export(Some("out.md".into()))),
-        ("/sessions", Op::Report(ReportKind::Sessions)),
+        ("/export", Op::Export { path: None }),
+        (
+            "/export out.md",
+            Op::Export {
+                path: Some("out.md".into()),
+            },
+        ),
+        (
+            "/sessions",
+            Op::Report {
+                kind: ReportKind::Sessions,
+            },
+        ),
         ("/resume", Op::PickSession),
-        ("/resume nd9u", Op::Resume("nd9u".into())),
-        ("/mcp", Op::Report(ReportKind::Mcp)),
-        ("/mcp restart docs", Op::RestartMcp("docs".into())),
+        (
+            "/resume nd9u",
+            Op::Resume {
+                session: "nd9u".into(),
+            },
+        ),
+        (
+            "/mcp",
+            Op::Report {
+                kind: ReportKind::Mcp,
+            },
+        ),
+        (
+            "/mcp restart docs",
+            Op::RestartMcp {
+                server: "docs".into(),
+            },
+        ),
         ("/mcp accept", Op::DecideProjectMcp { accept: true }),
         ("/mcp decline", Op::DecideProjectMcp { accept: false }),
     ];
     for (text, op) in cases {
         type_text(&mut app, text);
         key(&mut app, KeyCode::Enter);
-        assert_eq!(app.take_ops(), [op], "{text}");
+        assert_eq!(ops(&mut app), [op], "{text}");
     }
     type_text(&mut app, "/comp");
     key(&mut app, KeyCode::Enter);
     assert_eq!(
-        app.take_ops(),
+        ops(&mut app),
         [Op::Compact],
         "Enter runs the selected completion"
     );
@@ -371,7 +465,12 @@ fn slash_commands_become_ops() {
     assert_eq!(app.composer_text(), "/model ");
     type_text(&mut app, "m2");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::SetModel(model("m2"))]);
+    assert_eq!(
+        ops(&mut app),
+        [Op::SetModel {
+            choice: model("m2")
+        }]
+    );
     type_text(&mut app, "/quit");
     key(&mut app, KeyCode::Enter);
     assert!(app.should_quit());
@@ -382,7 +481,7 @@ fn the_resume_picker_filters_and_resumes_the_chosen_session() {
     let (mut app, _) = app(60, 20);
     type_text(&mut app, "/resume");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::PickSession]);
+    assert_eq!(ops(&mut app), [Op::PickSession]);
     let row = |id: &str, title: &str| SessionRow {
         id: id.into(),
         title: title.into(),
@@ -392,14 +491,18 @@ fn the_resume_picker_filters_and_resumes_the_chosen_session() {
     };
     input(
         &mut app,
-        UiInput::Sessions(vec![
-            row("aaaa1111", "fix parser"),
-            row("bbbb2222", "write docs"),
-        ]),
+        HostEvent::Sessions {
+            rows: vec![row("aaaa1111", "fix parser"), row("bbbb2222", "write docs")],
+        },
     );
     type_text(&mut app, "docs");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::Resume("bbbb2222".into())]);
+    assert_eq!(
+        ops(&mut app),
+        [Op::Resume {
+            session: "bbbb2222".into()
+        }]
+    );
     assert_eq!(app.composer_text(), "", "typing went to the filter");
 }
 
@@ -467,7 +570,7 @@ fn tool_panes_commit_in_call_order_with_intent_args_and_preview() {
 #[test]
 fn a_resumed_session_prints_its_header_and_recent_turns() {
     let (mut app, _) = app(60, 20);
-    let header = light_agent::tui::SessionHeader {
+    let header = light_agent::protocol::SessionHeader {
         id: "0123456789abcdef".into(),
         title: "Parser work".into(),
         updated_at: NOW_MS - 2 * 86_400_000,
@@ -482,7 +585,7 @@ fn a_resumed_session_prints_its_header_and_recent_turns() {
         },
         stop(StopCause::Done),
     ];
-    input(&mut app, UiInput::Session { header, recent });
+    input(&mut app, HostEvent::SessionOpened { header, recent });
     assert_eq!(
         committed(&mut app),
         [
@@ -527,7 +630,12 @@ fn a_dropped_partial_answer_never_reaches_scrollback_and_the_retry_streams_afres
     committed(&mut app);
     stream_output(&mut app, "Shown line.\nnever fin", 3);
     assert_eq!(committed(&mut app), ["", "Shown line."]);
-    input(&mut app, UiInput::PartialDropped);
+    input(
+        &mut app,
+        HostEvent::Notice {
+            notice: Notice::PartialDropped,
+        },
+    );
     let notice = committed(&mut app).join("\n");
     assert!(notice.contains("cut off and is dropped"), "{notice}");
     assert!(!notice.contains("never fin"), "{notice}");
@@ -556,7 +664,7 @@ fn up_and_down_walk_a_history_that_contains_a_slash_command() {
         type_text(&mut app, text);
         key(&mut app, KeyCode::Enter);
     }
-    app.take_ops();
+    ops(&mut app);
     let mut seen = Vec::new();
     for _ in 0..3 {
         key(&mut app, KeyCode::Up);
@@ -581,7 +689,7 @@ fn esc_closes_the_slash_popup_and_keeps_the_text() {
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.composer_text(), "/sta");
     assert!(!screen(&mut app, 60, 20).contains("session, model, tokens"));
-    assert!(app.take_ops().is_empty());
+    assert!(ops(&mut app).is_empty());
 }
 
 #[test]
@@ -604,7 +712,13 @@ fn a_long_paste_is_a_chip_and_the_prompt_carries_all_of_it() {
     assert_eq!(app.composer_text(), "summarise [Pasted text #1 +200 lines]");
     assert!(screen(&mut app, 60, 20).contains("[Pasted text #1 +200 lines]"));
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::Prompt(format!("summarise {pasted}"))]);
+    assert_eq!(
+        ops(&mut app),
+        [Op::Prompt {
+            parts: vec![],
+            text: format!("summarise {pasted}")
+        }]
+    );
 }
 
 #[test]
@@ -613,17 +727,20 @@ fn compact_reports_once_and_esc_cancels_it() {
     let (mut app, _) = app(60, 20);
     type_text(&mut app, "/compact");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.take_ops(), [Op::Compact]);
+    assert_eq!(ops(&mut app), [Op::Compact]);
     input(
         &mut app,
-        UiInput::Job(JobUpdate::Started {
-            id: JobId(4),
-            kind: JobKind::Compact,
-        }),
+        HostEvent::Job {
+            op: None,
+            update: JobUpdate::Started {
+                id: JobId(4),
+                kind: JobKind::Compact,
+            },
+        },
     );
     assert_eq!(app.activity(), Activity::Compacting);
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.take_ops(), [Op::Interrupt], "Esc cancels a compaction");
+    assert_eq!(ops(&mut app), [Op::Interrupt], "Esc cancels a compaction");
     ev(
         &mut app,
         AgentEvent::AgentSummary {
@@ -634,13 +751,16 @@ fn compact_reports_once_and_esc_cancels_it() {
     );
     input(
         &mut app,
-        UiInput::Job(JobUpdate::Ended {
-            id: JobId(4),
-            kind: JobKind::Compact,
-            cause: StopCause::Done,
-            message: "older steps were summarised".into(),
-            window_tokens: 1200,
-        }),
+        HostEvent::Job {
+            op: None,
+            update: JobUpdate::Ended {
+                id: JobId(4),
+                kind: JobKind::Compact,
+                cause: StopCause::Done,
+                message: "older steps were summarised".into(),
+                window_tokens: 1200,
+            },
+        },
     );
     let lines = committed(&mut app);
     assert_eq!(
@@ -655,24 +775,26 @@ fn compact_reports_once_and_esc_cancels_it() {
 fn traces_add_up_to_the_session_tokens_on_the_status_line() {
     use light_agent::protocol::Usage;
     let (mut app, _) = app(120, 20);
-    let header = light_agent::tui::SessionHeader {
+    let header = light_agent::protocol::SessionHeader {
         id: "sess_0000000000abcdefg".into(),
         ..Default::default()
     };
     input(
         &mut app,
-        UiInput::Session {
+        HostEvent::SessionOpened {
             header,
             recent: vec![],
         },
     );
     input(
         &mut app,
-        UiInput::SessionTokens(light_agent::tui::TokenTotals {
-            input: 1000,
-            output: 100,
-            cached: 0,
-        }),
+        HostEvent::SessionTokens {
+            tokens: light_agent::protocol::TokenTotals {
+                input: 1000,
+                output: 100,
+                cached: 0,
+            },
+        },
     );
     turn_begins(&mut app, 1, "go");
     ev(
@@ -706,7 +828,8 @@ fn ctrl_c_clears_a_prompt_that_came_back() {
     key(&mut app, KeyCode::Enter);
     input(
         &mut app,
-        UiInput::PromptRejected {
+        HostEvent::PromptRejected {
+            op: OpId::new("op-1"),
             text: "hello?".into(),
             reason: "no model".into(),
         },
@@ -772,4 +895,9 @@ fn below_twenty_by_six_the_live_area_says_the_terminal_is_too_small() {
     type_text(&mut enough, "draft");
     let text = screen(&mut enough, 20, 6);
     assert!(text.contains("› draft"), "{text}");
+}
+
+/// The ops the app submitted since the last call, without their ids.
+fn ops(app: &mut light_agent::tui::App) -> Vec<Op> {
+    app.take_ops().into_iter().map(|s| s.op).collect()
 }

@@ -15,8 +15,9 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use futures::Stream;
 use futures::channel::mpsc as fmpsc;
 use light_agent::protocol::{AgentEvent, StopCause};
+use light_agent::protocol::{HostEvent, Op};
 use light_agent::tui::runner::{RunOptions, Screen, run_loop};
-use light_agent::tui::{App, Op, TuiOptions, UiInput};
+use light_agent::tui::{App, TuiOptions};
 use tokio::sync::mpsc;
 use tui_support::*;
 
@@ -28,7 +29,7 @@ fn press(tx: &fmpsc::UnboundedSender<io::Result<Event>>, code: KeyCode) {
 #[tokio::test]
 async fn keys_become_ops_inputs_are_drawn_and_ctrl_d_quits() {
     let (key_tx, key_rx) = fmpsc::unbounded();
-    let (op_tx, mut op_rx) = mpsc::unbounded_channel();
+    let (op_tx, mut op_rx) = mpsc::unbounded_channel::<light_agent::protocol::Submission>();
     let (in_tx, mut in_rx) = mpsc::unbounded_channel();
     let mut screen = Screen::new(VtScreen::new(60, 20)).unwrap();
     let mut app = App::new(TuiOptions::default(), 60, 20, Instant::now(), NOW_MS);
@@ -38,20 +39,36 @@ async fn keys_become_ops_inputs_are_drawn_and_ctrl_d_quits() {
             press(&key_tx, KeyCode::Char(c));
         }
         press(&key_tx, KeyCode::Enter);
-        let op = op_rx.recv().await.unwrap();
-        assert_eq!(op, Op::Prompt("hi".into()));
-        in_tx.send(UiInput::Event(user_input("hi"))).unwrap();
+        let op = op_rx.recv().await.unwrap().op;
+        assert_eq!(
+            op,
+            Op::Prompt {
+                parts: vec![],
+                text: "hi".into()
+            }
+        );
+        in_tx
+            .send(HostEvent::Agent {
+                event: user_input("hi"),
+            })
+            .unwrap();
         for piece in ["Hel", "lo there\n", "bye"] {
             in_tx
-                .send(UiInput::Event(AgentEvent::OutputDelta {
-                    text: piece.into(),
-                    meta: meta(),
-                }))
+                .send(HostEvent::Agent {
+                    event: AgentEvent::OutputDelta {
+                        text: piece.into(),
+                        meta: meta(),
+                    },
+                })
                 .unwrap();
         }
         press(&key_tx, KeyCode::Esc);
-        assert_eq!(op_rx.recv().await.unwrap(), Op::Interrupt);
-        in_tx.send(UiInput::Event(stop(StopCause::User))).unwrap();
+        assert_eq!(op_rx.recv().await.unwrap().op, Op::Interrupt);
+        in_tx
+            .send(HostEvent::Agent {
+                event: stop(StopCause::User),
+            })
+            .unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await;
         key_tx
             .unbounded_send(Ok(Event::Key(KeyEvent::new(
@@ -86,7 +103,7 @@ async fn keys_become_ops_inputs_are_drawn_and_ctrl_d_quits() {
 async fn the_loop_ends_on_shutdown_and_when_the_runtime_goes_away() {
     let (_key_tx, key_rx) = fmpsc::unbounded::<io::Result<Event>>();
     let (op_tx, _op_rx) = mpsc::unbounded_channel();
-    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<UiInput>();
+    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<HostEvent>();
     let mut screen = Screen::new(VtScreen::new(40, 12)).unwrap();
     let mut app = App::new(TuiOptions::default(), 40, 12, Instant::now(), NOW_MS);
     let done = run_loop(
@@ -156,7 +173,7 @@ impl Stream for FirstWakerKeys {
 async fn keys_after_a_drained_batch_still_wake_the_loop_regression_noop_waker() {
     let keys = FirstWakerKeys::default();
     let (op_tx, mut op_rx) = mpsc::unbounded_channel();
-    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<UiInput>();
+    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<HostEvent>();
     let ui_keys = keys.clone();
     // The loop runs in its own task so that nothing but the key stream's
     // waker can wake it.
@@ -181,8 +198,12 @@ async fn keys_after_a_drained_batch_still_wake_the_loop_regression_noop_waker() 
     app_quit_key(&keys);
     drop(in_tx);
     assert_eq!(
-        op.expect("the Enter key never reached the loop"),
-        Some(Op::Prompt("a".into()))
+        op.expect("the Enter key never reached the loop")
+            .map(|s| s.op),
+        Some(Op::Prompt {
+            parts: vec![],
+            text: "a".into()
+        })
     );
     tokio::time::timeout(Duration::from_secs(5), ui)
         .await
@@ -216,12 +237,14 @@ fn the_first_frame_of_an_empty_session_says_idle() {
 async fn the_first_frame_shows_what_the_runtime_said_before_it_regression_no_model_flash() {
     let (_key_tx, key_rx) = fmpsc::unbounded::<io::Result<Event>>();
     let (op_tx, _op_rx) = mpsc::unbounded_channel();
-    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<UiInput>();
+    let (in_tx, mut in_rx) = mpsc::unbounded_channel::<HostEvent>();
     in_tx
-        .send(UiInput::Status(light_agent::tui::RuntimeStatus {
-            model: "gpt-test-model".into(),
-            ..Default::default()
-        }))
+        .send(HostEvent::Status {
+            status: light_agent::protocol::StatusSnapshot {
+                model: "gpt-test-model".into(),
+                ..Default::default()
+            },
+        })
         .unwrap();
     let mut screen = Screen::new(VtScreen::new(60, 12)).unwrap();
     let mut app = App::new(TuiOptions::default(), 60, 12, Instant::now(), NOW_MS);

@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use light_agent::protocol::{AgentEvent, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall};
-use light_agent::tui::{
-    App, McpServerRow, McpServerState, ModelChoice, NoticeLevel, Report, RuntimeStatus,
-    SessionHeader, SessionRow, SessionsReport, SkillRow, SkillsReport, StatusReport, TokenTotals,
-    ToolRow, TuiOptions, TurnTokens, UiInput,
+use light_agent::protocol::{
+    HostEvent, McpServerRow, McpServerState, ModelChoice, Notice, NoticeLevel, Report,
+    SessionHeader, SessionRow, SessionsReport, SkillRow, SkillsReport, StatusReport,
+    StatusSnapshot, TokenTotals, ToolRow, TurnTokens,
 };
+use light_agent::tui::{App, TuiOptions};
 use serde_json::json;
 use tui_support::*;
 
@@ -37,22 +38,22 @@ fn snap_sized(
     for width in WIDTHS {
         let height = rows.unwrap_or(if width == 40 { 24 } else { 16 });
         let (mut app, t0) = app_with(opts.clone(), width, height);
-        input(&mut app, UiInput::Status(status()));
+        input(&mut app, HostEvent::Status { status: status() });
         setup(&mut app, t0);
         let text = screen(&mut app, width, height);
         insta::assert_snapshot!(format!("{name}_{width}"), text);
     }
 }
 
-fn status() -> RuntimeStatus {
-    RuntimeStatus {
+fn status() -> StatusSnapshot {
+    StatusSnapshot {
         model: "claude-sonnet".into(),
         provider: "anthropic".into(),
         context_window: 200_000,
         window_tokens: 50_000,
         session_id: "5f3a9c21-77aa-4d1e".into(),
-        permission_mode: "ask".into(),
-        ..RuntimeStatus::default()
+        permission_mode: Some(light_agent::protocol::PermissionMode::Ask),
+        ..StatusSnapshot::default()
     }
 }
 
@@ -213,10 +214,12 @@ fn notices() {
         start_turn(app, "go");
         input(
             app,
-            UiInput::Retrying {
-                attempt: 2,
-                delay: Duration::from_secs(4),
-                message: "429 rate limited".into(),
+            HostEvent::Notice {
+                notice: Notice::Retrying {
+                    attempt: 2,
+                    delay: Duration::from_secs(4),
+                    message: "429 rate limited".into(),
+                },
             },
         );
         ev(app, stop(StopCause::User));
@@ -230,16 +233,20 @@ fn notices() {
         );
         input(
             app,
-            UiInput::Notice {
-                level: NoticeLevel::Error,
-                text: "storage failed: disk full".into(),
+            HostEvent::Notice {
+                notice: Notice::Message {
+                    level: NoticeLevel::Error,
+                    text: "storage failed: disk full".into(),
+                },
             },
         );
         input(
             app,
-            UiInput::Notice {
-                level: NoticeLevel::Info,
-                text: "session 5f3a9c21 · model claude-sonnet\ncwd /repo".into(),
+            HostEvent::Notice {
+                notice: Notice::Message {
+                    level: NoticeLevel::Info,
+                    text: "session 5f3a9c21 · model claude-sonnet\ncwd /repo".into(),
+                },
             },
         );
         ev(
@@ -294,10 +301,12 @@ fn status_line_states() {
                     start_turn(app, "q");
                     input(
                         app,
-                        UiInput::Retrying {
-                            attempt: 3,
-                            delay: Duration::from_secs(8),
-                            message: "overloaded".into(),
+                        HostEvent::Notice {
+                            notice: Notice::Retrying {
+                                attempt: 3,
+                                delay: Duration::from_secs(8),
+                                message: "overloaded".into(),
+                            },
                         },
                     );
                     at(app, t0, 9.0);
@@ -321,10 +330,13 @@ fn status_line_states() {
                 Box::new(|app, t0| {
                     input(
                         app,
-                        UiInput::Job(JobUpdate::Started {
-                            id: JobId(1),
-                            kind: JobKind::Compact,
-                        }),
+                        HostEvent::Job {
+                            op: None,
+                            update: JobUpdate::Started {
+                                id: JobId(1),
+                                kind: JobKind::Compact,
+                            },
+                        },
                     );
                     at(app, t0, 4.0);
                 }),
@@ -334,11 +346,13 @@ fn status_line_states() {
                 Box::new(|app, _| {
                     input(
                         app,
-                        UiInput::SessionTokens(TokenTotals {
-                            input: 123_456,
-                            output: 7_890,
-                            cached: 100_000,
-                        }),
+                        HostEvent::SessionTokens {
+                            tokens: TokenTotals {
+                                input: 123_456,
+                                output: 7_890,
+                                cached: 100_000,
+                            },
+                        },
                     );
                 }),
             ),
@@ -347,7 +361,7 @@ fn status_line_states() {
             let (mut app, t0) = app(width, 12);
             let mut s = status();
             s.window_tokens = if name == "queued" { 185_000 } else { 50_000 };
-            input(&mut app, UiInput::Status(s));
+            input(&mut app, HostEvent::Status { status: s });
             setup(&mut app, t0);
             let text = screen(&mut app, width, 12);
             let last = text
@@ -380,16 +394,18 @@ fn resume_picker() {
         };
         input(
             app,
-            UiInput::Sessions(vec![
-                row(
-                    "aaaa1111-2222",
-                    "Fix the streaming parser when chunks split UTF-8",
-                    1,
-                    12,
-                ),
-                row("bbbb2222-3333", "Write docs", 30, 3),
-                row("cccc3333-4444", "", 200, 1),
-            ]),
+            HostEvent::Sessions {
+                rows: vec![
+                    row(
+                        "aaaa1111-2222",
+                        "Fix the streaming parser when chunks split UTF-8",
+                        1,
+                        12,
+                    ),
+                    row("bbbb2222-3333", "Write docs", 30, 3),
+                    row("cccc3333-4444", "", 200, 1),
+                ],
+            },
         );
         key(app, KeyCode::Down);
     });
@@ -404,7 +420,7 @@ fn session_header_and_missing_model() {
     snap_with("session_header", opts, |app, _| {
         input(
             app,
-            UiInput::Session {
+            HostEvent::SessionOpened {
                 header: SessionHeader {
                     id: "5f3a9c21-77aa-4d1e".into(),
                     title: "Parser work".into(),
@@ -460,18 +476,20 @@ fn status_report() {
                 .collect();
             input(
                 app,
-                UiInput::Report(Report::Status(StatusReport {
-                    session_id: "sess_0mh1x2y3znd9uk3qe".into(),
-                    title: "Parser work".into(),
-                    cwd: "/home/me/repo".into(),
-                    model: "claude-sonnet".into(),
-                    provider: "anthropic".into(),
-                    base_url: "https://api.anthropic.com".into(),
-                    context_window: 200_000,
-                    window_tokens: 50_000,
-                    turns,
-                    database: "/home/me/.local/share/light-agent/sessions.sqlite3".into(),
-                })),
+                HostEvent::Report {
+                    report: Report::Status(StatusReport {
+                        session_id: "sess_0mh1x2y3znd9uk3qe".into(),
+                        title: "Parser work".into(),
+                        cwd: "/home/me/repo".into(),
+                        model: "claude-sonnet".into(),
+                        provider: "anthropic".into(),
+                        base_url: "https://api.anthropic.com".into(),
+                        context_window: 200_000,
+                        window_tokens: 50_000,
+                        turns,
+                        database: "/home/me/.local/share/light-agent/sessions.sqlite3".into(),
+                    }),
+                },
             );
         },
     );
@@ -486,18 +504,20 @@ fn tools_report() {
         };
         input(
             app,
-            UiInput::Report(Report::Tools(vec![
-                tool(
-                    "tree",
-                    "List files under a directory, honouring .gitignore.\nMore.",
-                ),
-                tool("grep", "Search files for fixed strings."),
-                tool("read_file", "Read a file or a window of its lines."),
-                tool(
-                    "recall_indexed",
-                    "Return the full result of an earlier tool call.",
-                ),
-            ])),
+            HostEvent::Report {
+                report: Report::Tools(vec![
+                    tool(
+                        "tree",
+                        "List files under a directory, honouring .gitignore.\nMore.",
+                    ),
+                    tool("grep", "Search files for fixed strings."),
+                    tool("read_file", "Read a file or a window of its lines."),
+                    tool(
+                        "recall_indexed",
+                        "Return the full result of an earlier tool call.",
+                    ),
+                ]),
+            },
         );
     });
 }
@@ -515,18 +535,20 @@ fn mcp_report() {
             };
         input(
             app,
-            UiInput::Report(Report::Mcp(vec![
-                row("docs", McpServerState::Ready, 12, None, Some(5)),
-                row(
-                    "github",
-                    McpServerState::Failed,
-                    0,
-                    Some("no answer within 30 s (startup_timeout_sec)"),
-                    Some(90),
-                ),
-                row("browser", McpServerState::Starting, 0, None, Some(0)),
-                row("old", McpServerState::Disabled, 0, None, None),
-            ])),
+            HostEvent::Report {
+                report: Report::Mcp(vec![
+                    row("docs", McpServerState::Ready, 12, None, Some(5)),
+                    row(
+                        "github",
+                        McpServerState::Failed,
+                        0,
+                        Some("no answer within 30 s (startup_timeout_sec)"),
+                        Some(90),
+                    ),
+                    row("browser", McpServerState::Starting, 0, None, Some(0)),
+                    row("old", McpServerState::Disabled, 0, None, None),
+                ]),
+            },
         );
     });
 }
@@ -536,29 +558,33 @@ fn skills_report() {
     snap("skills_report", |app, _| {
         input(
             app,
-            UiInput::Report(Report::Skills(SkillsReport {
-                skills: vec![
-                    SkillRow {
-                        name: "release".into(),
-                        description: "Cut a release: changelog, tag, publish.".into(),
-                    },
-                    SkillRow {
-                        name: "bench".into(),
-                        description: "Run the benchmarks and update PERFORMANCE.md.".into(),
-                    },
-                ],
-                search_dirs: vec![
-                    ".agents/skills".into(),
-                    "/home/me/.config/light-agent/skills".into(),
-                ],
-            })),
+            HostEvent::Report {
+                report: Report::Skills(SkillsReport {
+                    skills: vec![
+                        SkillRow {
+                            name: "release".into(),
+                            description: "Cut a release: changelog, tag, publish.".into(),
+                        },
+                        SkillRow {
+                            name: "bench".into(),
+                            description: "Run the benchmarks and update PERFORMANCE.md.".into(),
+                        },
+                    ],
+                    search_dirs: vec![
+                        ".agents/skills".into(),
+                        "/home/me/.config/light-agent/skills".into(),
+                    ],
+                }),
+            },
         );
         input(
             app,
-            UiInput::Report(Report::Skills(SkillsReport {
-                skills: vec![],
-                search_dirs: vec![".agents/skills".into()],
-            })),
+            HostEvent::Report {
+                report: Report::Skills(SkillsReport {
+                    skills: vec![],
+                    search_dirs: vec![".agents/skills".into()],
+                }),
+            },
         );
     });
 }
@@ -579,15 +605,17 @@ fn sessions_report() {
             };
             input(
                 app,
-                UiInput::Report(Report::Sessions(SessionsReport {
-                    cwd: "/home/me/repo".into(),
-                    current_id: "sess_0mh1x2y3znd9uk3qe".into(),
-                    rows: vec![
-                        row("sess_0mh1x2y3znd9uk3qe", "Parser work", "/home/me/repo", 1),
-                        row("sess_0mh1x2y3a7b2c4d5e", "", "/home/me/repo", 5),
-                        row("sess_0mh1x2y3kq8zz01xy", "Docs site", "/home/me/site", 30),
-                    ],
-                })),
+                HostEvent::Report {
+                    report: Report::Sessions(SessionsReport {
+                        cwd: "/home/me/repo".into(),
+                        current_id: "sess_0mh1x2y3znd9uk3qe".into(),
+                        rows: vec![
+                            row("sess_0mh1x2y3znd9uk3qe", "Parser work", "/home/me/repo", 1),
+                            row("sess_0mh1x2y3a7b2c4d5e", "", "/home/me/repo", 5),
+                            row("sess_0mh1x2y3kq8zz01xy", "Docs site", "/home/me/site", 30),
+                        ],
+                    }),
+                },
             );
         },
     );
@@ -602,11 +630,13 @@ fn model_picker() {
         };
         input(
             app,
-            UiInput::Models(vec![
-                choice("anthropic", "claude-sonnet"),
-                choice("openai", "gpt-5"),
-                choice("ollama", "qwen3:32b"),
-            ]),
+            HostEvent::Models {
+                models: vec![
+                    choice("anthropic", "claude-sonnet"),
+                    choice("openai", "gpt-5"),
+                    choice("ollama", "qwen3:32b"),
+                ],
+            },
         );
         key(app, KeyCode::Down);
     });

@@ -11,7 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::diff_line::DiffLine;
-use crate::tui::bridge::{ApprovalAnswer, ApprovalPrompt};
+use crate::protocol::{ApprovalDecision, ApprovalDetail, ApprovalRequest, OpId};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RowKind {
@@ -34,14 +34,37 @@ struct DiffRow {
 /// One pending approval as shown.
 #[derive(Debug, Clone)]
 pub struct ApprovalView {
+    /// The id its decision answers.
+    pub id: OpId,
     /// What is asked.
-    pub prompt: ApprovalPrompt,
+    pub request: ApprovalRequest,
     rows: Vec<DiffRow>,
     /// Width of each line-number column.
     gutter: usize,
     scroll: usize,
     /// The reason being typed after `n`.
     reason: Option<String>,
+}
+
+/// The text the overlay lays out for a subject: a diff as it is, a command
+/// with where and how it runs, an MCP call with its arguments.
+fn subject_text(detail: &ApprovalDetail) -> String {
+    match detail {
+        ApprovalDetail::Diff { unified } => unified.clone(),
+        ApprovalDetail::Command {
+            command,
+            workdir,
+            sandbox,
+            destructive,
+        } => {
+            let mut text = format!("$ {command}\n(in {workdir}, {sandbox})\n");
+            for why in destructive {
+                text.push_str(&format!("destructive: {why}\n"));
+            }
+            text
+        }
+        ApprovalDetail::Mcp { server, tool, args } => format!("{server}.{tool} {args}\n"),
+    }
 }
 
 /// Rows a page-scroll moves.
@@ -57,11 +80,12 @@ fn range_start(field: &str) -> usize {
 }
 
 impl ApprovalView {
-    /// Parses the prompt's diff into numbered rows.
-    pub fn new(prompt: ApprovalPrompt) -> Self {
+    /// Lays out request `id`'s subject: a diff as numbered rows, a command
+    /// or an MCP call as its text.
+    pub fn new(id: OpId, request: ApprovalRequest) -> Self {
         let mut rows = Vec::new();
         let (mut old, mut new) = (0usize, 0usize);
-        for line in prompt.diff.lines() {
+        for line in subject_text(&request.detail).lines() {
             let row = |kind, old, new, text: &str| DiffRow {
                 kind,
                 old,
@@ -100,7 +124,8 @@ impl ApprovalView {
             .max()
             .unwrap_or(0);
         Self {
-            prompt,
+            id,
+            request,
             rows,
             gutter: widest.to_string().len(),
             scroll: 0,
@@ -119,12 +144,14 @@ impl ApprovalView {
     }
 
     /// Handles a key; `Some` when the user answered.
-    pub fn key(&mut self, key: KeyEvent) -> Option<ApprovalAnswer> {
+    pub fn key(&mut self, key: KeyEvent) -> Option<ApprovalDecision> {
         if let Some(reason) = self.reason.as_mut() {
             match key.code {
                 KeyCode::Enter => {
                     let reason = reason.trim().to_string();
-                    return Some(ApprovalAnswer::Deny((!reason.is_empty()).then_some(reason)));
+                    return Some(ApprovalDecision::Deny {
+                        reason: (!reason.is_empty()).then_some(reason),
+                    });
                 }
                 KeyCode::Esc => self.reason = None,
                 KeyCode::Backspace => {
@@ -139,14 +166,14 @@ impl ApprovalView {
         }
         let last = self.rows.len().saturating_sub(1);
         match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => return Some(ApprovalAnswer::Approve),
+            KeyCode::Char('y') | KeyCode::Char('Y') => return Some(ApprovalDecision::Approve),
             KeyCode::Char('a') | KeyCode::Char('A') => {
-                return Some(ApprovalAnswer::ApproveForSession);
+                return Some(ApprovalDecision::ApproveForSession);
             }
             KeyCode::Char('n') | KeyCode::Char('N') => self.reason = Some(String::new()),
-            KeyCode::Esc => return Some(ApprovalAnswer::Deny(None)),
+            KeyCode::Esc => return Some(ApprovalDecision::Deny { reason: None }),
             KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                return Some(ApprovalAnswer::Deny(None));
+                return Some(ApprovalDecision::Deny { reason: None });
             }
             KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => self.scroll = (self.scroll + 1).min(last),
@@ -190,7 +217,7 @@ impl ApprovalView {
                     .add_modifier(Modifier::BOLD),
             ),
             Span::styled(
-                format!(" {}{more}", self.prompt.title),
+                format!(" {}{more}", self.request.title),
                 Style::default().add_modifier(Modifier::BOLD),
             ),
         ]);
@@ -227,7 +254,7 @@ impl ApprovalView {
                         .fg(Color::Green)
                         .add_modifier(Modifier::BOLD),
                 ),
-                Span::raw(format!(" always {}  ", self.prompt.tool)),
+                Span::raw(format!(" always {}  ", self.request.tool)),
                 Span::styled(
                     "n",
                     Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
@@ -292,14 +319,22 @@ impl ApprovalView {
 mod tests {
     use super::*;
 
-    fn prompt(diff: &str) -> ApprovalPrompt {
-        ApprovalPrompt {
-            id: 1,
+    impl ApprovalView {
+        fn from_pair((id, request): (OpId, ApprovalRequest)) -> Self {
+            Self::new(id, request)
+        }
+    }
+
+    fn prompt(diff: &str) -> (OpId, ApprovalRequest) {
+        let request = ApprovalRequest {
             call_id: "c".into(),
             tool: "edit".into(),
             title: "edit: Edited a.rs (+1 −1)".into(),
-            diff: diff.into(),
-        }
+            detail: ApprovalDetail::Diff {
+                unified: diff.into(),
+            },
+        };
+        (OpId::new("approval-1"), request)
     }
 
     fn text(buf: &Buffer) -> String {
@@ -318,7 +353,7 @@ mod tests {
 
     #[test]
     fn rows_carry_old_and_new_line_numbers() {
-        let view = ApprovalView::new(prompt(
+        let view = ApprovalView::from_pair(prompt(
             "--- a/a.rs\n+++ b/a.rs\n@@ -9,3 +9,3 @@\n keep\n-old\n+new\n tail\n",
         ));
         let area = Rect::new(0, 0, 60, 9);
@@ -341,19 +376,19 @@ mod tests {
 
     #[test]
     fn keys_answer_and_n_takes_a_reason() {
-        let mut view = ApprovalView::new(prompt("+x\n"));
+        let mut view = ApprovalView::from_pair(prompt("+x\n"));
         let key = |c| KeyEvent::new(c, KeyModifiers::NONE);
         assert_eq!(
             view.key(key(KeyCode::Char('y'))),
-            Some(ApprovalAnswer::Approve)
+            Some(ApprovalDecision::Approve)
         );
         assert_eq!(
             view.key(key(KeyCode::Char('a'))),
-            Some(ApprovalAnswer::ApproveForSession)
+            Some(ApprovalDecision::ApproveForSession)
         );
         assert_eq!(
             view.key(key(KeyCode::Esc)),
-            Some(ApprovalAnswer::Deny(None))
+            Some(ApprovalDecision::Deny { reason: None })
         );
         assert_eq!(view.key(key(KeyCode::Char('n'))), None);
         for c in "not now".chars() {
@@ -365,14 +400,16 @@ mod tests {
         }
         assert_eq!(
             view.key(key(KeyCode::Enter)),
-            Some(ApprovalAnswer::Deny(Some("not now".into())))
+            Some(ApprovalDecision::Deny {
+                reason: Some("not now".into())
+            })
         );
     }
 
     #[test]
     fn scrolling_stops_at_both_ends() {
         let diff: String = (0..50).map(|i| format!("+line {i}\n")).collect();
-        let mut view = ApprovalView::new(prompt(&diff));
+        let mut view = ApprovalView::from_pair(prompt(&diff));
         let key = |c| KeyEvent::new(c, KeyModifiers::NONE);
         view.key(key(KeyCode::Up));
         assert_eq!(view.scroll, 0);

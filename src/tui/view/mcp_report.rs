@@ -5,7 +5,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::report::{heading, hint, text};
-use crate::tui::bridge::{McpServerRow, McpServerState};
+use crate::protocol::{McpServerRow, McpServerState};
 
 /// The report's lines: one per server (its error wrapped under it), then
 /// how to retry one.
@@ -31,7 +31,7 @@ pub fn lines(rows: &[McpServerRow], now_ms: u64, width: u16) -> Vec<Line<'static
             McpServerState::Disabled => Color::DarkGray,
         };
         let tools = row.tools_text().unwrap_or_default();
-        let started = row.started_text(now_ms).unwrap_or_default();
+        let started = super::started_text(row.started_at, now_ms).unwrap_or_default();
         out.extend(text(
             vec![
                 Span::styled(

@@ -47,6 +47,12 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// `started 2m ago` for a start at `started_at` (ms since the epoch),
+/// relative to `now_ms`; `None` if never started.
+pub fn started_text(started_at: Option<u64>, now_ms: u64) -> Option<String> {
+    started_at.map(|at| format!("started {}", format_age(at, now_ms)))
+}
+
 /// Formats the age of a timestamp (ms since the epoch) relative to `now_ms`.
 pub fn format_age(then_ms: u64, now_ms: u64) -> String {
     if then_ms == 0 {

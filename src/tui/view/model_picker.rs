@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 
 use super::filter_list::{FilterList, Filterable, row_style};
 use super::notice::truncate;
-use crate::tui::bridge::ModelChoice;
+use crate::protocol::ModelChoice;
 
 /// Picker state.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -4,7 +4,7 @@ use crate::tui::width::{fit_prefix, str_width};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::tui::bridge::NoticeLevel;
+use crate::protocol::NoticeLevel;
 use crate::tui::wrap::wrap_line;
 
 /// Lines of a notice: a level mark on the first line, text wrapped below.

@@ -8,7 +8,7 @@ use super::filter_list::{FilterList, Filterable, row_style};
 use super::format_age;
 use super::notice::truncate;
 use super::session_header::{short_id, turns};
-use crate::tui::bridge::SessionRow;
+use crate::protocol::SessionRow;
 
 /// Picker state.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

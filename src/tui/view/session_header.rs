@@ -4,7 +4,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::format_age;
-use crate::tui::bridge::SessionHeader;
+use crate::protocol::SessionHeader;
 use crate::tui::wrap::wrap_line;
 
 /// Lines of the header: title, short id, age and turn count, plus a note.

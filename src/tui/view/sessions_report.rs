@@ -9,7 +9,7 @@ use super::format_age;
 use super::notice::truncate;
 use super::report::{heading, hint, text};
 use super::session_header::{short_id, turns};
-use crate::tui::bridge::SessionsReport;
+use crate::protocol::SessionsReport;
 
 /// The report's lines: one line per session, then its directory dimmed
 /// ("here" for this one).

@@ -4,7 +4,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::report::{heading, hint, text};
-use crate::tui::bridge::SkillsReport;
+use crate::protocol::SkillsReport;
 
 /// The report's lines.
 pub fn lines(r: &SkillsReport, width: u16) -> Vec<Line<'static>> {

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 
 use super::format_duration;
 use super::session_header::short_id;
-use crate::tui::bridge::{RuntimeStatus, TokenTotals};
+use crate::protocol::{PermissionMode, SandboxState, StatusSnapshot, TokenTotals};
 
 /// What the agent is doing, as the status line names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub enum Activity {
 #[derive(Debug, Clone, Copy)]
 pub struct StatusView<'a> {
     /// Runtime figures.
-    pub status: &'a RuntimeStatus,
+    pub status: &'a StatusSnapshot,
     /// Tokens the session used so far.
     pub tokens: TokenTotals,
     /// Current activity.
@@ -154,15 +154,17 @@ impl StatusView<'_> {
             spans.push(Span::styled(" (esc to interrupt)", dim));
         }
         // The permission mode when it is not the TUI's default: `full` in red.
-        let mode_style = match self.status.permission_mode.as_str() {
-            "full" => Some(Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)),
-            "auto" => Some(Style::new().fg(Color::Yellow)),
-            "read-only" => Some(dim),
-            _ => None,
+        let mode_style = match self.status.permission_mode {
+            Some(PermissionMode::Full) => {
+                Some(Style::new().fg(Color::Red).add_modifier(Modifier::BOLD))
+            }
+            Some(PermissionMode::Auto) => Some(Style::new().fg(Color::Yellow)),
+            Some(PermissionMode::ReadOnly) => Some(dim),
+            Some(PermissionMode::Ask) | None => None,
         };
-        if let Some(style) = mode_style {
+        if let (Some(style), Some(mode)) = (mode_style, self.status.permission_mode) {
             spans.push(sep());
-            spans.push(Span::styled(self.status.permission_mode.clone(), style));
+            spans.push(Span::styled(mode.as_str(), style));
         }
         if self.queued > 0 {
             spans.push(sep());
@@ -171,14 +173,21 @@ impl StatusView<'_> {
                 Style::new().fg(Color::Yellow),
             ));
         }
-        if !self.status.sandbox.is_empty() && (!compact || self.status.sandbox_warning) {
-            spans.push(sep());
-            let style = if self.status.sandbox_warning {
-                Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
-            } else {
-                dim
-            };
-            spans.push(Span::styled(self.status.sandbox.clone(), style));
+        if let Some(sandbox) = &self.status.sandbox {
+            // Missing or partial confinement is a warning, shown even when narrow.
+            let warning = matches!(
+                sandbox,
+                SandboxState::Unavailable { .. } | SandboxState::Partial { .. }
+            );
+            if !compact || warning {
+                spans.push(sep());
+                let style = if warning {
+                    Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
+                } else {
+                    dim
+                };
+                spans.push(Span::styled(sandbox.label(), style));
+            }
         }
         if !self.status.session_id.is_empty() {
             spans.push(sep());
@@ -215,7 +224,7 @@ mod tests {
         assert_eq!(count(4_100_000), "4.1M");
     }
 
-    fn view(status: &RuntimeStatus) -> StatusView<'_> {
+    fn view(status: &StatusSnapshot) -> StatusView<'_> {
         StatusView {
             status,
             tokens: TokenTotals::default(),
@@ -228,10 +237,10 @@ mod tests {
 
     #[test]
     fn full_permissions_show_in_red_and_ask_is_not_shown() {
-        let mut status = RuntimeStatus {
+        let mut status = StatusSnapshot {
             model: "m".into(),
-            permission_mode: "full".into(),
-            ..RuntimeStatus::default()
+            permission_mode: Some(PermissionMode::Full),
+            ..StatusSnapshot::default()
         };
         let line = view(&status).line();
         let mode = line
@@ -240,7 +249,7 @@ mod tests {
             .find(|s| s.content == "full")
             .expect("mode shown");
         assert_eq!(mode.style.fg, Some(Color::Red));
-        status.permission_mode = "ask".into();
+        status.permission_mode = Some(PermissionMode::Ask);
         let line = view(&status).line();
         assert!(!line.spans.iter().any(|s| s.content == "ask"));
     }

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use super::report::{heading, hint, row, text};
 use super::session_header::short_id;
 use super::status_line::count;
-use crate::tui::bridge::{StatusReport, TokenTotals};
+use crate::protocol::{StatusReport, TokenTotals};
 
 /// Turns listed one by one; older ones are summed into one line.
 const TURN_ROWS: usize = 10;

@@ -5,7 +5,7 @@ use ratatui::text::{Line, Span};
 
 use super::notice::truncate;
 use super::report::{heading, hint, text};
-use crate::tui::bridge::ToolRow;
+use crate::protocol::ToolRow;
 
 /// The report's lines: one per tool, its description's first line cut to fit.
 pub fn lines(tools: &[ToolRow], width: u16) -> Vec<Line<'static>> {

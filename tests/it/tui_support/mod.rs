@@ -5,13 +5,14 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use light_agent::protocol::HostEvent;
 use light_agent::protocol::{
     AgentEvent, InputSource, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall, ToolOutcome,
 };
 use light_agent::tui::inline_terminal::Surface;
 use light_agent::tui::runner::Screen;
 use light_agent::tui::wrap::plain;
-use light_agent::tui::{App, AppMsg, TuiOptions, UiInput};
+use light_agent::tui::{App, AppMsg, TuiOptions};
 use serde_json::json;
 
 /// Wall clock used by every test (2026-01-01T00:00:00Z).
@@ -38,10 +39,10 @@ pub fn meta() -> Meta {
 }
 
 pub fn ev(app: &mut App, event: AgentEvent) {
-    app.update(AppMsg::Input(UiInput::Event(event)));
+    app.update(AppMsg::Input(HostEvent::Agent { event }));
 }
 
-pub fn input(app: &mut App, input: UiInput) {
+pub fn input(app: &mut App, input: HostEvent) {
     app.update(AppMsg::Input(input));
 }
 
@@ -213,15 +214,20 @@ pub fn screen(app: &mut App, width: u16, height: u16) -> String {
     screen.surface().text()
 }
 
-/// The runtime reports a prompt job queued.
+/// The host reports a prompt job queued, answering the oldest prompt the
+/// app sent (as a host does: prompts queue in the order they came).
 pub fn job_queued(app: &mut App, id: u64, text: &str) {
+    let op = app.awaiting().first().cloned();
     input(
         app,
-        UiInput::Job(JobUpdate::Queued {
-            id: JobId(id),
-            kind: JobKind::Prompt,
-            text: text.into(),
-        }),
+        HostEvent::Job {
+            op,
+            update: JobUpdate::Queued {
+                id: JobId(id),
+                kind: JobKind::Prompt,
+                text: text.into(),
+            },
+        },
     );
 }
 
@@ -229,10 +235,13 @@ pub fn job_queued(app: &mut App, id: u64, text: &str) {
 pub fn job_started(app: &mut App, id: u64) {
     input(
         app,
-        UiInput::Job(JobUpdate::Started {
-            id: JobId(id),
-            kind: JobKind::Prompt,
-        }),
+        HostEvent::Job {
+            op: None,
+            update: JobUpdate::Started {
+                id: JobId(id),
+                kind: JobKind::Prompt,
+            },
+        },
     );
 }
 
@@ -240,13 +249,16 @@ pub fn job_started(app: &mut App, id: u64) {
 pub fn job_ended(app: &mut App, id: u64, cause: StopCause) {
     input(
         app,
-        UiInput::Job(JobUpdate::Ended {
-            id: JobId(id),
-            kind: JobKind::Prompt,
-            cause,
-            message: String::new(),
-            window_tokens: 0,
-        }),
+        HostEvent::Job {
+            op: None,
+            update: JobUpdate::Ended {
+                id: JobId(id),
+                kind: JobKind::Prompt,
+                cause,
+                message: String::new(),
+                window_tokens: 0,
+            },
+        },
     );
 }
 

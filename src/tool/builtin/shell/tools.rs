@@ -9,9 +9,9 @@ use serde::Deserialize;
 use super::jobs::seconds;
 use super::{CommandReport, CommandRequest, Shell};
 use crate::permission::{
-    ApprovalDetail, ApprovalRequest, GateRequest, Mode, SandboxState as PermitSandbox, analyse,
-    session_rules, shell_shape,
+    ApprovalDetail, ApprovalRequest, GateRequest, Mode, analyse, session_rules, shell_shape,
 };
+use crate::protocol::CommandSandbox;
 use crate::sandbox::SandboxState;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
@@ -119,9 +119,9 @@ impl Tool for ShellTool {
             // Background jobs outlive the call: no change set can be closed.
             let before = if !args.background && shell.can_write(&cwd, leaves_sandbox) {
                 let sandbox = if leaves_sandbox || !shell.sandbox_state().is_enforced() {
-                    PermitSandbox::Unsandboxed
+                    CommandSandbox::Unsandboxed
                 } else {
-                    PermitSandbox::Sandboxed
+                    CommandSandbox::Sandboxed
                 };
                 let shown = relative_workdir(&ctx.cwd, &cwd);
                 match shell
@@ -193,7 +193,7 @@ async fn run(
         detail: ApprovalDetail::Command {
             command: request.command.clone(),
             workdir: relative_workdir(&ctx.cwd, &request.cwd),
-            sandbox: PermitSandbox::Unsandboxed,
+            sandbox: CommandSandbox::Unsandboxed,
             destructive: Vec::new(),
         },
     };
@@ -231,9 +231,9 @@ impl ShellTool {
         dir: &Path,
     ) -> Result<bool, ToolOutput> {
         let sandbox = if self.shell.sandbox_state().is_enforced() {
-            PermitSandbox::Sandboxed
+            CommandSandbox::Sandboxed
         } else {
-            PermitSandbox::Unsandboxed
+            CommandSandbox::Unsandboxed
         };
         let workdir = relative_workdir(&ctx.cwd, dir);
         let roots = self.shell.writable_roots(&ctx.cwd);

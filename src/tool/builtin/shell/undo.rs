@@ -8,7 +8,8 @@ use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
 use super::{CommandReport, CommandRequest, Shell};
-use crate::permission::{ApprovalDetail, ApprovalRequest, CommandShape, Mode, SandboxState};
+use crate::permission::{ApprovalDetail, ApprovalRequest, CommandShape, Mode};
+use crate::protocol::CommandSandbox;
 use crate::tool::fs::Root;
 use crate::tool::journal::Journal;
 use crate::tool::snapshot::Before;
@@ -53,7 +54,7 @@ impl Shell {
         ctx: &ToolContext,
         command: &str,
         workdir: String,
-        sandbox: SandboxState,
+        sandbox: CommandSandbox,
     ) -> Result<Option<Before>, ToolOutput> {
         let Some(journal) = &ctx.journal else {
             return Ok(None);

@@ -6,20 +6,22 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context as _, Result};
-use light_agent::agent::{Agent, AgentConfig, LoopConfig};
-use light_agent::ai::{
+use super::HostError;
+
+type Result<T, E = HostError> = std::result::Result<T, E>;
+use crate::agent::{Agent, AgentConfig, LoopConfig};
+use crate::ai::{
     Adaptor, AnthropicAdaptor, GeminiAdaptor, HttpOptions, OpenAiAdaptor, ResponsesAdaptor,
     RetryPolicy,
 };
-use light_agent::config::{Paths, ProviderKind, Settings};
-use light_agent::context::{ContextConfig, PromptSection, project, skills};
-use light_agent::mcp::McpServers;
-use light_agent::permission::{Approver, Mode, Permits, Policy};
-use light_agent::sandbox::{SandboxMode, SandboxPolicy};
-use light_agent::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
-use light_agent::tool::builtin::shell::{SecretFilter, Shell, ShellConfig};
-use light_agent::tool::builtin::{self, EditFormat};
+use crate::config::{Paths, ProviderKind, Settings};
+use crate::context::{ContextConfig, PromptSection, project, skills};
+use crate::mcp::McpServers;
+use crate::permission::{Approver, Mode, Permits, Policy};
+use crate::sandbox::{SandboxMode, SandboxPolicy};
+use crate::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
+use crate::tool::builtin::shell::{SecretFilter, Shell, ShellConfig};
+use crate::tool::builtin::{self, EditFormat};
 
 /// Which session a host starts in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,12 +91,12 @@ pub async fn check_choice(
     let id = manager.resolve(&input).await?;
     let info = manager.info(&id).await?;
     if info.cwd != cwd {
-        anyhow::bail!(
+        return Err(HostError::setup(format!(
             "session {} belongs to {dir}; continue it there: cd {dir} && light-agent resume {short}",
             info.id,
             dir = info.cwd.display(),
             short = short_id(&info.id),
-        );
+        )));
     }
     if info.status == SessionStatus::Running {
         return Err(busy(&id, hint));
@@ -111,11 +113,11 @@ pub async fn claim(session: &AgentSession, hint: FreshHint) -> Result<()> {
     }
 }
 
-fn busy(id: &str, hint: FreshHint) -> anyhow::Error {
-    anyhow::anyhow!(
+fn busy(id: &str, hint: FreshHint) -> HostError {
+    HostError::setup(format!(
         "session {id} is in use by another light-agent process; wait for it to finish, or {}",
         hint.text()
-    )
+    ))
 }
 
 /// Opens and claims the session the user chose for `cwd` (see
@@ -226,9 +228,11 @@ pub fn agent(
             },
         },
     });
-    builtin::register_all(agent.tool()).context("registering the built-in tools")?;
+    builtin::register_all(agent.tool())
+        .map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
     if let Some(format) = writing {
-        builtin::register_writing(agent.tool(), format).context("registering the writing tools")?;
+        builtin::register_writing(agent.tool(), format)
+            .map_err(|e| HostError::setup(format!("registering the writing tools: {e}")))?;
     }
     let policy = Policy::new(mode, settings.permissions.rules.clone());
     agent.set_permits(Permits::new(policy, gate.approver.clone()));
@@ -304,7 +308,8 @@ pub fn register_shell(agent: &Agent, shell: &Shell) -> Result<()> {
     if agent.permits().mode() == Mode::ReadOnly {
         return Ok(());
     }
-    builtin::shell::register(agent.tool(), shell).context("registering the shell tools")?;
+    builtin::shell::register(agent.tool(), shell)
+        .map_err(|e| HostError::setup(format!("registering the shell tools: {e}")))?;
     // Without it the logs are only unreadable by read_file; commands still run.
     if let Err(e) = agent.add_read_root(&shell.config().log_dir) {
         tracing::warn!(error = %e, "the shell log folder cannot be opened for read_file");
@@ -317,12 +322,17 @@ pub fn register_shell(agent: &Agent, shell: &Shell) -> Result<()> {
 pub const SIMULATE_UNAVAILABLE_ENV: &str = "LIGHT_AGENT_TEST_NO_LANDLOCK";
 
 /// The canonical working directory (`--cwd` or the process's).
-pub fn canonical_cwd(flag: Option<&Path>) -> Result<PathBuf> {
+pub fn canonical_cwd(flag: Option<&Path>) -> Result<PathBuf, std::io::Error> {
     let cwd = match flag {
         Some(dir) => dir.to_path_buf(),
-        None => std::env::current_dir().context("reading the current directory")?,
+        None => std::env::current_dir()?,
     };
-    std::fs::canonicalize(&cwd).with_context(|| format!("cannot open directory {}", cwd.display()))
+    std::fs::canonicalize(&cwd).map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot open directory {}: {e}", cwd.display()),
+        )
+    })
 }
 
 /// A session title from the first line of its first prompt.
@@ -332,7 +342,7 @@ pub fn title_of(prompt: &str) -> String {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim();
-    super::truncate(line, 60)
+    truncate(line, 60)
 }
 
 /// The sandbox helper: `light-agent-sandbox` beside this binary (it starts
@@ -347,3 +357,11 @@ fn sandbox_helper() -> PathBuf {
 
 /// The file name of the stand-alone sandbox helper.
 const SANDBOX_HELPER_BIN: &str = "light-agent-sandbox";
+
+/// `text` cut to `max` characters, with `…` when something was cut.
+pub fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}

@@ -3,52 +3,53 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
-use light_agent::ai::HttpOptions;
-use light_agent::ai::openai::list_models;
-use light_agent::config::{ProviderKind, Settings, builtin_context_window};
-use light_agent::context::skills;
-use light_agent::tui::{
+use crate::ai::HttpOptions;
+use crate::ai::openai::list_models;
+use crate::config::{ProviderKind, Settings, builtin_context_window};
+use crate::context::skills;
+use crate::protocol::{
     ModelChoice, Report, ReportKind, SessionsReport, SkillRow, SkillsReport, StatusReport,
     TokenTotals, ToolRow, TurnTokens,
 };
 
-use super::bridge::RuntimeBridge;
+use super::HostError;
+use super::actor::Actor;
+
+type Result<T, E = HostError> = std::result::Result<T, E>;
 
 /// Builds the report `kind` asks for.
-pub(super) async fn build(bridge: &RuntimeBridge, kind: ReportKind) -> Result<Report> {
+pub(super) async fn build(actor: &Actor, kind: ReportKind) -> Result<Report> {
     Ok(match kind {
-        ReportKind::Status => Report::Status(status(bridge).await?),
-        ReportKind::Tools => Report::Tools(tools(bridge)),
-        ReportKind::Skills => Report::Skills(skills_report(bridge)),
+        ReportKind::Status => Report::Status(status(actor).await?),
+        ReportKind::Tools => Report::Tools(tools(actor)),
+        ReportKind::Skills => Report::Skills(skills_report(actor)),
         ReportKind::Mcp => Report::Mcp(
-            bridge
-                .mcp
-                .as_ref()
-                .map(crate::cli::mcp_cmd::rows)
+            actor
+                .mcp()
+                .map(crate::mcp::McpServers::rows)
                 .unwrap_or_default(),
         ),
         ReportKind::Sessions => Report::Sessions(SessionsReport {
-            cwd: bridge.launch.cwd.display().to_string(),
-            current_id: bridge.session.id().to_string(),
-            rows: super::sessions::rows(&bridge.manager, None).await?,
+            cwd: actor.config.cwd.display().to_string(),
+            current_id: actor.session.id().to_string(),
+            rows: super::sessions::rows(&actor.manager, None).await?,
         }),
     })
 }
 
-async fn status(bridge: &RuntimeBridge) -> Result<StatusReport> {
-    let s = &bridge.launch.settings;
-    let title = if bridge.session.is_written() {
-        bridge
+async fn status(actor: &Actor) -> Result<StatusReport> {
+    let s = &actor.config.settings;
+    let title = if actor.session.is_written() {
+        actor
             .manager
-            .info(bridge.session.id())
+            .info(actor.session.id())
             .await?
             .title
             .unwrap_or_default()
     } else {
         String::new()
     };
-    let turns = bridge
+    let turns = actor
         .session
         .usage_by_turn()
         .await?
@@ -64,25 +65,24 @@ async fn status(bridge: &RuntimeBridge) -> Result<StatusReport> {
         })
         .collect();
     Ok(StatusReport {
-        session_id: bridge.session.id().to_string(),
+        session_id: actor.session.id().to_string(),
         title,
-        cwd: bridge.launch.cwd.display().to_string(),
+        cwd: actor.config.cwd.display().to_string(),
         model: s.model.clone(),
         provider: s.provider.name.clone(),
         base_url: s.provider.base_url.clone(),
         context_window: s.context_window,
-        window_tokens: bridge
-            .agent
-            .as_ref()
+        window_tokens: actor
+            .agent()
             .map(|a| a.state().current_window_tokens)
             .unwrap_or(0),
         turns,
-        database: bridge.manager.db_path().display().to_string(),
+        database: actor.manager.db_path().display().to_string(),
     })
 }
 
-fn tools(bridge: &RuntimeBridge) -> Vec<ToolRow> {
-    let Some(agent) = &bridge.agent else {
+fn tools(actor: &Actor) -> Vec<ToolRow> {
+    let Some(agent) = actor.agent() else {
         return Vec::new();
     };
     agent
@@ -96,9 +96,9 @@ fn tools(bridge: &RuntimeBridge) -> Vec<ToolRow> {
         .collect()
 }
 
-fn skills_report(bridge: &RuntimeBridge) -> SkillsReport {
-    let cwd = &bridge.launch.cwd;
-    let global = &bridge.launch.paths.skills_dir;
+fn skills_report(actor: &Actor) -> SkillsReport {
+    let cwd = &actor.config.cwd;
+    let global = &actor.config.paths.skills_dir;
     let (found, _) = skills::discover(cwd, Some(global));
     SkillsReport {
         skills: found

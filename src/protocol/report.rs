@@ -1,11 +1,12 @@
 //! Typed answers to the report commands (`/status`, `/tools`, `/skills`,
-//! `/sessions`, `/mcp`) and the model picker's rows: plain data the runtime fills
-//! in and the views in [`super::view`] render.
+//! `/sessions`, `/mcp`), the model picker's rows and the session picker's:
+//! plain data the host fills in and front ends render.
 
-use super::bridge::SessionRow;
+use serde::{Deserialize, Serialize};
 
 /// Which report to ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ReportKind {
     /// Session, model, tokens per turn, database.
     Status,
@@ -20,7 +21,8 @@ pub enum ReportKind {
 }
 
 /// A typed report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "report", content = "data", rename_all = "snake_case")]
 pub enum Report {
     /// `/status`.
     Status(StatusReport),
@@ -35,7 +37,7 @@ pub enum Report {
 }
 
 /// Token counts, summed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TokenTotals {
     /// Prompt tokens.
     pub input: u64,
@@ -55,7 +57,7 @@ impl TokenTotals {
 }
 
 /// Tokens of one turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TurnTokens {
     /// Turn number.
     pub turn: u64,
@@ -66,7 +68,7 @@ pub struct TurnTokens {
 }
 
 /// What `/status` shows.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct StatusReport {
     /// Session id.
     pub session_id: String,
@@ -91,7 +93,7 @@ pub struct StatusReport {
 }
 
 /// One registered tool.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ToolRow {
     /// Tool name.
     pub name: String,
@@ -100,7 +102,7 @@ pub struct ToolRow {
 }
 
 /// One discovered skill.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SkillRow {
     /// Skill name.
     pub name: String,
@@ -109,7 +111,7 @@ pub struct SkillRow {
 }
 
 /// What `/skills` shows.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SkillsReport {
     /// The skills, in index order.
     pub skills: Vec<SkillRow>,
@@ -118,7 +120,7 @@ pub struct SkillsReport {
 }
 
 /// What `/sessions` shows.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SessionsReport {
     /// This UI's directory: sessions elsewhere are continued there.
     pub cwd: String,
@@ -129,7 +131,8 @@ pub struct SessionsReport {
 }
 
 /// Where an MCP server is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum McpServerState {
     /// Being started.
     #[default]
@@ -155,7 +158,7 @@ impl McpServerState {
 }
 
 /// One MCP server as `/mcp` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct McpServerRow {
     /// The `[mcp_servers.NAME]` name.
     pub name: String,
@@ -174,19 +177,28 @@ impl McpServerRow {
     pub fn tools_text(&self) -> Option<String> {
         (self.state == McpServerState::Ready).then(|| format!("{} tools", self.tools))
     }
-
-    /// `started 2m ago`, relative to `now_ms`; `None` if never started.
-    pub fn started_text(&self, now_ms: u64) -> Option<String> {
-        let at = self.started_at?;
-        Some(format!("started {}", super::view::format_age(at, now_ms)))
-    }
 }
 
 /// A model the picker offers.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ModelChoice {
     /// Provider profile name (as in `--provider`).
     pub provider: String,
     /// Model name.
     pub model: String,
+}
+
+/// One row of a session picker or the `/sessions` report.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SessionRow {
+    /// Session id.
+    pub id: String,
+    /// Title (may be empty).
+    pub title: String,
+    /// Canonical cwd the session is bound to.
+    pub cwd: String,
+    /// Last activity, ms since the Unix epoch.
+    pub updated_at: u64,
+    /// Number of turns.
+    pub turns: u64,
 }

@@ -1,14 +1,17 @@
 //! Sessions in the interactive host: which one to start in, what is shown
 //! when one opens, switching to another, and the picker's rows.
 
-use anyhow::Result;
-use light_agent::protocol::AgentEvent;
-use light_agent::session::{AgentSession, SessionInfo, SessionManager, short_id};
-use light_agent::tui::{NoticeLevel, SessionHeader, SessionRow, TokenTotals, UiInput};
+use crate::protocol::AgentEvent;
+use crate::protocol::{HostEvent, NoticeLevel, SessionHeader, SessionRow, TokenTotals};
+use crate::session::{AgentSession, SessionInfo, SessionManager, short_id};
 
-use super::Launch;
-use super::bridge::RuntimeBridge;
-use crate::cli::build::{self, SessionChoice};
+use super::HostError;
+
+type Result<T, E = HostError> = std::result::Result<T, E>;
+
+use super::HostConfig;
+use super::actor::Actor;
+use super::build::{self, SessionChoice};
 
 /// Events of the latest session printed into scrollback at start.
 const RECENT_EVENTS: usize = 400;
@@ -21,12 +24,12 @@ const LISTED: usize = 200;
 /// fresh session can be made (the directory vanished).
 pub(super) async fn start_session(
     manager: &SessionManager,
-    launch: &Launch,
+    config: &HostConfig,
 ) -> Result<(AgentSession, Option<String>)> {
     let opened = build::open_session(
         manager,
-        &launch.cwd,
-        &launch.choice,
+        &config.cwd,
+        &config.choice,
         None,
         build::FreshHint::Interactive,
     )
@@ -34,13 +37,13 @@ pub(super) async fn start_session(
     match opened {
         Ok((session, _)) => Ok((session, None)),
         Err(e) => {
-            let note = match &launch.choice {
+            let note = match &config.choice {
                 SessionChoice::Latest => {
-                    format!("the latest session is not available ({e:#}); started a new one")
+                    format!("the latest session is not available ({e}); started a new one")
                 }
-                _ => format!("{e:#}; started a new session"),
+                _ => format!("{e}; started a new session"),
             };
-            let fresh = manager.draft(&launch.cwd, None).await?;
+            let fresh = manager.draft(&config.cwd, None).await?;
             fresh.claim().await?;
             Ok((fresh, Some(note)))
         }
@@ -108,17 +111,17 @@ pub(super) async fn rows(
         .collect())
 }
 
-impl RuntimeBridge {
+impl Actor {
     /// Opens the session `input` names (full id or short-id prefix) if it
     /// belongs to this directory and no other process runs it.
     pub(super) async fn resume(&mut self, input: &str) -> Result<()> {
         let id = self.manager.resolve(input).await?;
         if id == self.session.id() {
-            self.notice(NoticeLevel::Info, "this session is already open".into());
+            self.notice(NoticeLevel::Info, "this session is already open");
             return Ok(());
         }
         let info = self.manager.info(&id).await?;
-        if info.cwd != self.launch.cwd {
+        if info.cwd != self.config.cwd {
             // Its tools and files belong to that directory.
             let text = format!(
                 "session {short} belongs to {dir}; continue it there: cd {dir} && light-agent resume {short}",
@@ -130,18 +133,18 @@ impl RuntimeBridge {
         }
         let session = self.manager.open_session(&id).await?;
         build::claim(&session, build::FreshHint::Tui).await?;
-        self.switch_to(session).await
+        self.switch_to(session).await;
+        Ok(())
     }
 
     /// Opens the picker over this directory's sessions.
     pub(super) async fn offer_sessions(&mut self) {
-        match rows(&self.manager, Some(&self.launch.cwd)).await {
-            Ok(rows) if rows.is_empty() => self.notice(
-                NoticeLevel::Info,
-                "no earlier sessions in this directory".into(),
-            ),
-            Ok(rows) => self.send(UiInput::Sessions(rows)),
-            Err(e) => self.notice(NoticeLevel::Error, format!("{e:#}")),
+        match rows(&self.manager, Some(&self.config.cwd)).await {
+            Ok(rows) if rows.is_empty() => {
+                self.notice(NoticeLevel::Info, "no earlier sessions in this directory")
+            }
+            Ok(rows) => self.send(HostEvent::Sessions { rows }),
+            Err(e) => self.notice(NoticeLevel::Error, e.to_string()),
         }
     }
 }

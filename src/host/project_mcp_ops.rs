@@ -2,27 +2,27 @@
 //! each agent's, an undecided file is offered once, `/mcp accept` and
 //! `/mcp decline` decide.
 
-use light_agent::mcp::project::{self, PROJECT_FILE};
-use light_agent::tui::{NoticeLevel, UiInput};
+use crate::mcp::project::{self, PROJECT_FILE};
+use crate::protocol::NoticeLevel;
 
-use super::bridge::RuntimeBridge;
-use crate::cli::project_mcp::{self, Standing};
+use super::actor::Actor;
+use super::project_mcp::{self, Standing};
 
-impl RuntimeBridge {
+impl Actor {
     /// In the background: adds the servers of an accepted `.mcp.json` to the
     /// current agent's and offers an undecided one (once: the offer counts as
     /// declined until `/mcp accept`).
     pub(super) fn join_project_mcp(&self) {
-        let Some(mcp) = self.mcp.clone() else { return };
-        let (manager, cwd, ui) = (
+        let Some(mcp) = self.mcp().cloned() else {
+            return;
+        };
+        let (manager, cwd, shared) = (
             self.manager.clone(),
-            self.launch.cwd.clone(),
-            self.ui_sender(),
+            self.config.cwd.clone(),
+            self.shared.clone(),
         );
         tokio::spawn(async move {
-            let notice = |level, text| {
-                let _ = ui.send(UiInput::Notice { level, text });
-            };
+            let notice = |level, text: String| shared.notice(level, text);
             match project_mcp::standing(&manager, &cwd).await {
                 Standing::Accepted(servers) => {
                     mcp.add(&servers.servers);
@@ -42,7 +42,7 @@ impl RuntimeBridge {
     /// `/mcp accept` or `/mcp decline`: remembers the choice for the file as
     /// it is now and, when accepted, starts its servers.
     pub(super) async fn decide_project_mcp(&mut self, accept: bool) {
-        let servers = match project::read(&self.launch.cwd) {
+        let servers = match project::read(&self.config.cwd) {
             Ok(Some(servers)) => servers,
             Ok(None) => {
                 let text = format!("there is no {PROJECT_FILE} in this directory");
@@ -51,7 +51,7 @@ impl RuntimeBridge {
             }
             Err(why) => return self.notice(NoticeLevel::Warn, why),
         };
-        if let Err(e) = project_mcp::decide(&self.manager, &self.launch.cwd, &servers, accept).await
+        if let Err(e) = project_mcp::decide(&self.manager, &self.config.cwd, &servers, accept).await
         {
             return self.notice(NoticeLevel::Error, e);
         }
@@ -59,7 +59,7 @@ impl RuntimeBridge {
             let text = format!("the MCP servers of {PROJECT_FILE} stay off in this directory");
             return self.notice(NoticeLevel::Info, text);
         }
-        let Some(mcp) = &self.mcp else {
+        let Some(mcp) = self.mcp() else {
             let text = format!(
                 "{PROJECT_FILE} accepted; its servers start with the next agent ({})",
                 self.why_no_agent()

@@ -10,14 +10,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use light_agent::tool::ToolProgress;
-use light_agent::tool::builtin::shell::{CommandRequest, Shell};
-use light_agent::tool::fs::Root;
-use light_agent::tool::journal::Journal;
-use light_agent::tui::{NoticeLevel, UiInput};
+use crate::protocol::{HostEvent, Notice, NoticeLevel};
+use crate::tool::ToolProgress;
+use crate::tool::builtin::shell::{CommandRequest, Shell};
+use crate::tool::fs::Root;
+use crate::tool::journal::Journal;
 use tokio_util::sync::CancellationToken;
 
-use super::bridge::RuntimeBridge;
+use super::actor::Actor;
 
 /// How long a `!CMD` may run.
 const USER_TIMEOUT: Duration = Duration::from_secs(600);
@@ -41,43 +41,42 @@ impl UserNotes {
     }
 }
 
-impl RuntimeBridge {
+impl Actor {
     /// Starts the user's command `command`; its pane opens now and closes
     /// when it ends (or Esc stops it).
     pub(super) fn user_shell(&mut self, command: String) {
         let Some(shell) = self.shell.clone() else {
-            self.notice(
-                NoticeLevel::Warn,
-                "no session is open to run commands in".into(),
-            );
+            self.notice(NoticeLevel::Warn, "no session is open to run commands in");
             return;
         };
         self.user_runs += 1;
         let id = format!("user-shell-{}", self.user_runs);
-        self.send(UiInput::UserShellStarted {
+        self.send(HostEvent::UserShellStarted {
             id: id.clone(),
             command: command.clone(),
         });
-        let ui = self.ui_sender();
+        let ui = self.shared.events.clone();
         let live_ui = ui.clone();
         let live = ToolProgress::new(
             &id,
             Arc::new(move |call_id: &str, text: String| {
-                let _ = live_ui.send(UiInput::ToolOutput {
-                    call_id: call_id.to_string(),
-                    text,
+                let _ = live_ui.send(HostEvent::Notice {
+                    notice: Notice::ToolOutput {
+                        call_id: call_id.to_string(),
+                        text,
+                    },
                 });
             }),
         );
         let request = CommandRequest {
             command: command.clone(),
-            cwd: self.launch.cwd.clone(),
+            cwd: self.config.cwd.clone(),
             timeout: Some(USER_TIMEOUT),
             unsandboxed: true,
         };
-        let cancel = self.user_cancel.clone();
+        let cancel = self.shared.user_cancel();
         let notes = self.user_notes.clone();
-        let agent = self.agent.clone();
+        let agent = self.agent().cloned();
         tokio::spawn(async move {
             // Recorded for /undo like the model's commands (issue 27).
             let journal = match &agent {
@@ -92,7 +91,7 @@ impl RuntimeBridge {
     pub(super) fn jobs(&self) {
         let jobs = self.shell.as_ref().map(Shell::jobs).unwrap_or_default();
         if jobs.is_empty() {
-            self.notice(NoticeLevel::Info, "no background jobs".into());
+            self.notice(NoticeLevel::Info, "no background jobs");
             return;
         }
         let mut text = String::from("background jobs:");
@@ -112,19 +111,13 @@ impl RuntimeBridge {
     /// Ends background job `id`.
     pub(super) async fn kill_job(&self, id: &str) {
         let Some(shell) = &self.shell else {
-            self.notice(NoticeLevel::Warn, "no background jobs".into());
+            self.notice(NoticeLevel::Warn, "no background jobs");
             return;
         };
         match shell.kill_job(id).await {
             Ok(info) => self.notice(NoticeLevel::Info, format!("{}: {}", info.id, info.state)),
             Err(message) => self.notice(NoticeLevel::Warn, message),
         }
-    }
-
-    /// Stops the user's running commands (Esc).
-    pub(super) fn stop_user_commands(&mut self) {
-        self.user_cancel.cancel();
-        self.user_cancel = CancellationToken::new();
     }
 }
 
@@ -135,7 +128,7 @@ async fn run(
     journal: Option<(Root, Journal)>,
     cancel: CancellationToken,
     live: ToolProgress,
-    ui: tokio::sync::mpsc::UnboundedSender<UiInput>,
+    ui: tokio::sync::mpsc::UnboundedSender<HostEvent>,
     notes: UserNotes,
     id: String,
 ) {
@@ -163,7 +156,7 @@ async fn run(
         request.command,
         result.replace("```", "`\u{200b}``")
     ));
-    let _ = ui.send(UiInput::UserShellDone {
+    let _ = ui.send(HostEvent::UserShellDone {
         id,
         result,
         is_error,

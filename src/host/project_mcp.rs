@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use light_agent::mcp::McpServerConfig;
-use light_agent::mcp::project::{self, PROJECT_FILE, ProjectServers};
-use light_agent::session::{ProjectChoice, SessionManager};
+use crate::mcp::McpServerConfig;
+use crate::mcp::project::{self, PROJECT_FILE, ProjectServers};
+use crate::session::{ProjectChoice, SessionManager};
 
 /// Where a directory's `.mcp.json` stands.
 #[derive(Debug)]

@@ -1,0 +1,336 @@
+//! The host's vocabulary: the operations a front end submits and the events
+//! it receives. Every front end (the TUI, `exec`, an editor) speaks only this.
+//!
+//! A [`Submission`] carries a caller-chosen [`OpId`]; every answer to it
+//! carries the same id, so a front end matches answers to requests instead
+//! of counting. The JSON form of a submission is one object tagged by
+//! `type` in snake_case, with the id beside the tag:
+//! `{"type":"prompt","id":"p1","text":"fix the test"}`,
+//! `{"type":"interrupt"}`,
+//! `{"type":"approval","id":"approval-3","decision":"allow"}`.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    AgentEvent, ApprovalDecision, ApprovalRequest, JobId, JobUpdate, ModelChoice, Notice,
+    PermissionMode, PromptPart, Report, ReportKind, SessionHeader, SessionRow, StatusSnapshot,
+    TokenTotals,
+};
+
+/// A caller-chosen id of one submission (any string; empty when the caller
+/// does not need answers matched).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct OpId(pub String);
+
+impl OpId {
+    /// An id from `text`.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self(text.into())
+    }
+}
+
+impl fmt::Display for OpId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One operation with the id its answers will carry. For
+/// [`Op::Approval`] the id is the id of the request it answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Submission {
+    /// Echoed by every answer.
+    #[serde(default)]
+    pub id: OpId,
+    /// What to do.
+    #[serde(flatten)]
+    pub op: Op,
+}
+
+impl Submission {
+    /// `op` with the id `id`.
+    pub fn new(id: impl Into<String>, op: Op) -> Self {
+        Self {
+            id: OpId(id.into()),
+            op,
+        }
+    }
+}
+
+/// What a front end asks of the host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Op {
+    /// Send a prompt (text, and any images and file references); while a
+    /// job runs, the host queues it. Answered by job updates carrying the
+    /// submission's id, or by [`HostEvent::PromptRejected`].
+    Prompt {
+        /// The prompt's text.
+        #[serde(default)]
+        text: String,
+        /// Images and file references sent with it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<PromptPart>,
+    },
+    /// Cancel whatever runs (a turn, a compaction, a session load, the
+    /// user's commands); queued prompts come back as a `withdrawn` update.
+    Interrupt,
+    /// Take a queued prompt back (answered by a `withdrawn` update).
+    Withdraw {
+        /// The job the prompt's `queued` update named.
+        job: JobId,
+    },
+    /// The user's answer to the approval request whose id the submission
+    /// carries.
+    Approval {
+        /// The answer.
+        #[serde(flatten)]
+        decision: ApprovalDecision,
+    },
+    /// Use this permission mode from the next gated call on.
+    SetPermissionMode {
+        /// The mode.
+        mode: PermissionMode,
+    },
+    /// Use this model from now on.
+    SetModel {
+        /// Which one.
+        #[serde(flatten)]
+        choice: ModelChoice,
+    },
+    /// Summarise the context window now.
+    Compact,
+    /// Start a fresh session in this directory.
+    NewSession,
+    /// Switch to the session with this id (or unique short-id prefix).
+    Resume {
+        /// The id or prefix.
+        session: String,
+    },
+    /// Offer this directory's sessions (answered by [`HostEvent::Sessions`]).
+    PickSession,
+    /// Offer the models to switch to (answered by [`HostEvent::Models`]).
+    ListModels,
+    /// Rename the current session.
+    SetTitle {
+        /// The new title.
+        title: String,
+    },
+    /// Write the session as a markdown transcript (to this file, or a
+    /// default file in the state directory).
+    Export {
+        /// The file.
+        #[serde(default)]
+        path: Option<String>,
+    },
+    /// Ask for a typed report (answered by [`HostEvent::Report`]).
+    Report {
+        /// Which one.
+        kind: ReportKind,
+    },
+    /// Run the user's own command (`!CMD`): no approval, output in a pane,
+    /// command and output added to the next prompt.
+    UserShell {
+        /// The command line.
+        command: String,
+    },
+    /// List background jobs (answered with a notice).
+    Jobs,
+    /// End a background command (answered with a notice).
+    KillJob {
+        /// Its id (`job-1`).
+        job: String,
+    },
+    /// Restore the files of the latest turn that changed any.
+    Undo,
+    /// Show the session's file changes as one diff.
+    Diff,
+    /// List the permission mode and the rules in force.
+    Permissions,
+    /// Start this MCP server again (answered with a notice).
+    RestartMcp {
+        /// The server's name.
+        server: String,
+    },
+    /// Start (and remember starting) the MCP servers of the project's
+    /// `.mcp.json`, or keep them off.
+    DecideProjectMcp {
+        /// Whether they are accepted.
+        accept: bool,
+    },
+    /// The front end is closing; the host interrupts, flushes and stops.
+    Quit,
+}
+
+/// What the host tells its front end, in one ordered stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HostEvent {
+    /// Every [`AgentEvent`], deltas included, in log order.
+    Agent {
+        /// The event.
+        event: AgentEvent,
+    },
+    /// A job's life (queued, started, ended, withdrawn), in order with the
+    /// events: the only source of "running", "idle" and "queued".
+    Job {
+        /// The submission that made the job, when it came from one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op: Option<OpId>,
+        /// What happened to it.
+        #[serde(flatten)]
+        update: JobUpdate,
+    },
+    /// Something to show that is not in the session log.
+    Notice {
+        /// What.
+        #[serde(flatten)]
+        notice: Notice,
+    },
+    /// A session was opened (start, resume, new): its header and its most
+    /// recent events (full events, no deltas), oldest first.
+    SessionOpened {
+        /// Which session.
+        header: SessionHeader,
+        /// Its most recent events.
+        recent: Vec<AgentEvent>,
+    },
+    /// The status line's figures changed for another reason than a job.
+    Status {
+        /// The figures.
+        status: StatusSnapshot,
+    },
+    /// The tokens the open session used before now (its stored traces);
+    /// sent once after [`HostEvent::SessionOpened`], before any new trace.
+    SessionTokens {
+        /// The totals.
+        tokens: TokenTotals,
+    },
+    /// A prompt could not even be queued (no model, bad configuration, an
+    /// unusable part, interrupted before it reached the agent).
+    PromptRejected {
+        /// The submission.
+        op: OpId,
+        /// The prompt's text, to give back to the user.
+        text: String,
+        /// Why, in words.
+        reason: String,
+    },
+    /// A gated call waits for the user's decision; answer with an
+    /// [`Op::Approval`] carrying `id`.
+    ApprovalRequested {
+        /// The id to answer with.
+        id: OpId,
+        /// What it is about.
+        request: ApprovalRequest,
+    },
+    /// The user's own command (`!CMD`) started; live output follows as
+    /// [`Notice::ToolOutput`] with the same id.
+    UserShellStarted {
+        /// The pane's id.
+        id: String,
+        /// The command line.
+        command: String,
+    },
+    /// The user's own command ended.
+    UserShellDone {
+        /// The pane's id.
+        id: String,
+        /// Status line and output, as the model will see them.
+        result: String,
+        /// Whether it failed.
+        is_error: bool,
+    },
+    /// Answer to [`Op::PickSession`].
+    Sessions {
+        /// The sessions, newest first.
+        rows: Vec<SessionRow>,
+    },
+    /// Answer to [`Op::ListModels`].
+    Models {
+        /// The models, the current one first.
+        models: Vec<ModelChoice>,
+    },
+    /// Answer to [`Op::Report`].
+    Report {
+        /// The report.
+        report: Report,
+    },
+}
+
+impl HostEvent {
+    /// A [`HostEvent::Notice`] with a message at `level`.
+    pub fn message(level: super::NoticeLevel, text: impl Into<String>) -> Self {
+        Self::Notice {
+            notice: Notice::message(level, text),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn submissions_read_their_documented_json_forms() {
+        let read = |line: &str| serde_json::from_str::<Submission>(line).unwrap();
+        assert_eq!(
+            read(r#"{"type":"prompt","id":"p1","text":"fix it"}"#),
+            Submission::new(
+                "p1",
+                Op::Prompt {
+                    text: "fix it".into(),
+                    parts: vec![]
+                }
+            )
+        );
+        assert_eq!(
+            read(r#"{"type":"interrupt"}"#),
+            Submission::new("", Op::Interrupt)
+        );
+        assert_eq!(
+            read(r#"{"type":"approval","id":"approval-3","decision":"allow"}"#),
+            Submission::new(
+                "approval-3",
+                Op::Approval {
+                    decision: ApprovalDecision::Approve
+                }
+            )
+        );
+        assert_eq!(
+            read(r#"{"type":"approval","id":"a","decision":"deny","reason":"no"}"#).op,
+            Op::Approval {
+                decision: ApprovalDecision::Deny {
+                    reason: Some("no".into())
+                }
+            }
+        );
+        assert_eq!(
+            read(r#"{"type":"set_permission_mode","mode":"read-only"}"#).op,
+            Op::SetPermissionMode {
+                mode: PermissionMode::ReadOnly
+            }
+        );
+        assert!(serde_json::from_str::<Submission>(r#"{"type":"fly"}"#).is_err());
+    }
+
+    #[test]
+    fn a_job_update_names_the_submission_it_answers() {
+        let event = HostEvent::Job {
+            op: Some(OpId::new("p1")),
+            update: JobUpdate::Queued {
+                id: JobId(4),
+                kind: super::super::JobKind::Prompt,
+                text: "hi".into(),
+            },
+        };
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(json["type"], "job");
+        assert_eq!(json["op"], "p1");
+        assert_eq!(json["update"], "queued");
+        assert_eq!(serde_json::from_value::<HostEvent>(json).unwrap(), event);
+    }
+}

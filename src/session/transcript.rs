@@ -1,0 +1,71 @@
+//! A session as a readable markdown transcript (`/export`, `light-agent show`).
+
+use std::fmt::Write as _;
+
+use super::SessionInfo;
+use crate::protocol::{AgentEvent, StopCause};
+
+/// A readable markdown transcript of a session.
+pub fn to_markdown(info: &SessionInfo, events: &[AgentEvent]) -> String {
+    let mut out = markdown_header(info);
+    for event in events {
+        push_markdown(&mut out, event);
+    }
+    out
+}
+
+/// The transcript's title lines.
+pub fn markdown_header(info: &SessionInfo) -> String {
+    format!(
+        "# {}\n\n`{}` · {}\n",
+        info.title.as_deref().unwrap_or("(untitled)"),
+        info.id,
+        info.cwd.display()
+    )
+}
+
+/// Appends one event of a transcript.
+pub fn push_markdown(out: &mut String, event: &AgentEvent) {
+    match event {
+        AgentEvent::Input { text, meta, .. } => {
+            let _ = write!(
+                out,
+                "\n## Turn {}\n\n> {}\n",
+                meta.turn,
+                text.replace('\n', "\n> ")
+            );
+        }
+        AgentEvent::Thought { text, .. } if !text.is_empty() => {
+            let _ = write!(
+                out,
+                "\n<details><summary>thought</summary>\n\n{text}\n\n</details>\n"
+            );
+        }
+        AgentEvent::Output { text, .. } => {
+            let _ = write!(out, "\n{text}\n");
+        }
+        AgentEvent::ToolCalls { calls, .. } => {
+            for call in calls {
+                let intent = call.intent().map(|i| format!(" — {i}")).unwrap_or_default();
+                let _ = write!(
+                    out,
+                    "\n**{}**{intent}\n\n```json\n{}\n```\n",
+                    call.name, call.args
+                );
+            }
+        }
+        AgentEvent::ToolResult { outcome, .. } => {
+            let mark = if outcome.is_error { "✗" } else { "✓" };
+            let _ = write!(
+                out,
+                "\n{mark} `{}` result:\n\n```\n{}\n```\n",
+                outcome.name, outcome.result
+            );
+        }
+        AgentEvent::AgentStop { cause, message, .. } if *cause != StopCause::Done => {
+            let _ = write!(out, "\n_stopped ({cause:?}): {message}_\n");
+        }
+        AgentEvent::AgentSummary { .. } => out.push_str("\n_older steps were summarised here_\n"),
+        _ => {}
+    }
+}
