@@ -24,6 +24,7 @@ fn shell(sandboxed: bool, logs: &std::path::Path) -> Shell {
         env,
         secrets: SecretFilter::default(),
         log_dir: logs.to_path_buf(),
+        snapshot_budget: None,
     })
 }
 

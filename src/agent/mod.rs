@@ -37,6 +37,7 @@ use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
 use crate::tool::fs::Root;
+use crate::tool::journal::Journal;
 use crate::tool::seen::SeenFiles;
 
 pub use crate::protocol::Notice;
@@ -221,6 +222,9 @@ struct Shared {
     permits: Mutex<Permits>,
     /// What the agent last saw of each file (the writing tools' stale guard).
     seen: SeenFiles,
+    /// The session and working directory the user's own commands record
+    /// their change sets in (see [`Agent::command_journal`]).
+    journal_base: Option<(AgentSession, Root)>,
 }
 
 impl Shared {
@@ -316,6 +320,7 @@ impl Agent {
             context_strategy: config.context.strategy,
             permits: Mutex::new(Permits::default()),
             seen: SeenFiles::default(),
+            journal_base: config.session.clone().zip(root.clone().ok()),
         });
         let tools = ToolRegistry::new();
         let recall = RecallTool::new(config.session.clone());
@@ -447,6 +452,22 @@ impl Agent {
         let (done, report) = oneshot::channel();
         self.push(Job::Undo { done })?;
         report.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// Where the user's own command (`!cmd`) records what it changed, so
+    /// `/undo` covers it: the working directory's root and a journal for
+    /// the turn after the latest one (the next prompt's, with which it is
+    /// undone). `None` without a session or before its first prompt (a
+    /// draft has no row to record against). Does not wait for queued work.
+    pub async fn command_journal(&self) -> Option<(Root, Journal)> {
+        let (session, root) = self.shared.journal_base.clone()?;
+        // A draft session has no row, so no journal, until its first event.
+        if !session.is_written() {
+            return None;
+        }
+        let turn = session.last_turn().await.ok()? + 1;
+        let journal = Journal::new(Arc::new(undo::SessionJournal { session, turn }));
+        Some((root, journal))
     }
 
     /// The session's file changes as one unified diff (`/diff`).

@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 
 use crate::session::{AgentSession, JournalEntry, NewJournalEntry, SessionError};
 use crate::tool::fs::{FsRefusalKind, RelPath, Root};
-use crate::tool::journal::{ChangeJournal, PriorFile};
+use crate::tool::journal::{BlobHash, ChangeJournal, PriorContent, PriorFile};
 use crate::tool::patch::diff_texts;
 use crate::tool::seen::content_hash;
 
@@ -26,11 +26,19 @@ impl ChangeJournal for SessionJournal {
         let (session, turn) = (self.session.clone(), self.turn);
         let entries = files
             .into_iter()
-            .map(|f| NewJournalEntry {
-                path: f.path,
-                prior: f.content,
-                mode: f.mode,
-                after_hash: f.after_hash,
+            .map(|f| {
+                let (prior, prior_blob) = match f.content {
+                    PriorContent::Absent => (None, None),
+                    PriorContent::Bytes(bytes) => (Some(bytes), None),
+                    PriorContent::Stored(hash) => (None, Some(hash.to_bytes())),
+                };
+                NewJournalEntry {
+                    path: f.path,
+                    prior,
+                    prior_blob,
+                    mode: f.mode,
+                    after_hash: f.after_hash,
+                }
             })
             .collect();
         async move {
@@ -40,6 +48,15 @@ impl ChangeJournal for SessionJournal {
                 .map_err(|e| e.to_string())
         }
         .boxed()
+    }
+
+    fn store(&self, blobs: Vec<(BlobHash, Vec<u8>)>) -> BoxFuture<'static, Result<(), String>> {
+        let session = self.session.clone();
+        let blobs = blobs
+            .into_iter()
+            .map(|(hash, content)| (hash.to_bytes(), content))
+            .collect();
+        async move { session.store_blobs(blobs).await.map_err(|e| e.to_string()) }.boxed()
     }
 }
 
@@ -109,9 +126,9 @@ fn current(root: &Root, rel: &RelPath) -> Result<Option<Vec<u8>>, String> {
         return Ok(None);
     }
     let mut opened = root.open_file(rel).map_err(|e| e.message)?;
-    let (bytes, _) = opened
-        .read_prefix(crate::tool::patch::MAX_EDIT_BYTES * 2)
-        .map_err(|e| e.to_string())?;
+    // Whole: a command may have written a file of any size.
+    let mut bytes = Vec::with_capacity(opened.identity.size as usize);
+    std::io::Read::read_to_end(&mut opened.file, &mut bytes).map_err(|e| e.to_string())?;
     Ok(Some(bytes))
 }
 

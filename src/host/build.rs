@@ -348,6 +348,7 @@ pub fn shell(
             passthrough: settings.shell.env_passthrough.clone(),
         },
         log_dir: paths.state_dir.join("shell"),
+        snapshot_budget: None,
     })
 }
 

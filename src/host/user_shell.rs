@@ -13,6 +13,8 @@ use std::time::Duration;
 use crate::protocol::{HostEvent, Notice, NoticeLevel};
 use crate::tool::ToolProgress;
 use crate::tool::builtin::shell::{CommandRequest, Shell};
+use crate::tool::fs::Root;
+use crate::tool::journal::Journal;
 use tokio_util::sync::CancellationToken;
 
 use super::actor::Actor;
@@ -74,7 +76,15 @@ impl Actor {
         };
         let cancel = self.shared.user_cancel();
         let notes = self.user_notes.clone();
-        tokio::spawn(run(shell, request, cancel, live, ui, notes, id));
+        let agent = self.agent().cloned();
+        tokio::spawn(async move {
+            // Recorded for /undo like the model's commands (issue 27).
+            let journal = match &agent {
+                Some(agent) => agent.command_journal().await,
+                None => None,
+            };
+            run(shell, request, journal, cancel, live, ui, notes, id).await
+        });
     }
 
     /// Lists this session's background jobs.
@@ -111,17 +121,34 @@ impl Actor {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn run(
     shell: Shell,
     request: CommandRequest,
+    journal: Option<(Root, Journal)>,
     cancel: CancellationToken,
     live: ToolProgress,
     ui: tokio::sync::mpsc::UnboundedSender<HostEvent>,
     notes: UserNotes,
     id: String,
 ) {
-    let (result, is_error) = match shell.run(&request, cancel, Some(live)).await {
-        Ok(report) => (report.model_text(), !report.success),
+    let ran = match &journal {
+        Some((root, journal)) => {
+            shell
+                .run_recorded(&request, root, Some(journal), cancel, Some(live))
+                .await
+        }
+        None => shell
+            .run(&request, cancel, Some(live))
+            .await
+            .map(|report| (report, None)),
+    };
+    let (result, is_error) = match ran {
+        Ok((report, None)) => (report.model_text(), !report.success),
+        Ok((report, Some(note))) => (
+            format!("{}[{note}]\n", report.model_text()),
+            !report.success,
+        ),
         Err(e) => (format!("the command could not be started: {e}"), true),
     };
     notes.push(format!(

@@ -3,11 +3,18 @@
 //! segment of `&&`, `||`, `;`, `|`, subshells, loops and functions — plus
 //! what no allow rule may let through: command and process substitution,
 //! `eval`, `sh -c`, `source`, syntax that does not parse, and redirects that
-//! write outside the writable roots.
+//! write outside the writable roots. Each simple command is also
+//! classified as destructive or not ([`super::destructive`]), through
+//! `sh -c`/`bash -c`/`eval` strings, `xargs` and `find -exec`.
 
 use std::path::{Component, Path, PathBuf};
 
 use tree_sitter::{Node, Parser};
+
+use super::destructive::{self, Destructive, Findings, Overwrite, OverwriteBy};
+
+/// How deep `sh -c` strings inside `sh -c` strings are followed.
+const MAX_NESTING: usize = 4;
 
 /// One simple command: its words, `None` where a word is only known when
 /// it runs (`$VAR`, a glob-free expansion, …).
@@ -55,11 +62,44 @@ pub struct CommandShape {
     /// Whether it writes (by redirect) outside the writable roots, so it
     /// cannot run inside the sandbox as meant.
     pub writes_outside: bool,
+    /// Its destructive simple commands, also those inside `sh -c` and
+    /// `eval` strings, `xargs` and `find -exec`.
+    pub destructive: Vec<Destructive>,
+    /// Files it would replace if they exist (`>` redirects, `mv`/`cp`
+    /// destinations): destructive once the caller finds them.
+    pub overwrites: Vec<Overwrite>,
+}
+
+impl CommandShape {
+    /// Counts the overwrites whose path is among `existing` (absolute paths
+    /// the caller found to be files that would be lost) as destructive.
+    pub fn confirm_overwrites(&mut self, existing: &[String], dir: &Path) {
+        for overwrite in &self.overwrites {
+            if existing.iter().any(|e| Path::new(e) == overwrite.path) {
+                let shown = overwrite
+                    .path
+                    .strip_prefix(dir)
+                    .unwrap_or(&overwrite.path)
+                    .display()
+                    .to_string();
+                let found = overwrite.confirmed(&shown);
+                if !self.destructive.contains(&found) {
+                    self.destructive.push(found);
+                }
+            }
+        }
+    }
 }
 
 /// Parses `command`, which runs in the absolute directory `dir` and may
 /// write beneath `writable` (absolute directories).
 pub fn analyse(command: &str, dir: &Path, writable: &[PathBuf]) -> CommandShape {
+    analyse_nested(command, dir, writable, 0)
+}
+
+/// [`analyse`] of a string run by `sh -c` or `eval` at `depth` (0: the
+/// command line itself). Inside such a string no allow rule applies.
+fn analyse_nested(command: &str, dir: &Path, writable: &[PathBuf], depth: usize) -> CommandShape {
     let mut shape = CommandShape::default();
     let mut parser = Parser::new();
     let tree = parser
@@ -76,6 +116,7 @@ pub fn analyse(command: &str, dir: &Path, writable: &[PathBuf]) -> CommandShape 
         source: command.as_bytes(),
         dir,
         writable,
+        depth,
     };
     walk.node(tree.root_node(), &mut shape);
     shape.always_ask.dedup();
@@ -86,6 +127,8 @@ struct Walk<'a> {
     source: &'a [u8],
     dir: &'a Path,
     writable: &'a [PathBuf],
+    /// 0 for the command line, n inside n levels of `sh -c`/`eval`.
+    depth: usize,
 }
 
 impl Walk<'_> {
@@ -118,7 +161,8 @@ impl Walk<'_> {
         }
     }
 
-    fn command(&self, node: Node<'_>, shape: &mut CommandShape) {
+    /// The words of a `command` node (assignments and redirects left out).
+    fn words(&self, node: Node<'_>) -> Vec<Option<String>> {
         let mut words = Vec::new();
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
@@ -130,25 +174,89 @@ impl Walk<'_> {
                 _ => words.push(self.literal(child)),
             }
         }
+        words
+    }
+
+    /// The allow rule that covers `segment` (none inside `sh -c`, where no
+    /// rule applies).
+    fn rule_for(&self, segment: &Segment) -> Option<String> {
+        if self.depth > 0 {
+            return None;
+        }
+        segment.session_prefix().map(|p| format!("shell({p} *)"))
+    }
+
+    fn command(&self, node: Node<'_>, shape: &mut CommandShape) {
+        let words = self.words(node);
         let name = words.first().cloned().flatten();
         match name.as_deref().map(|n| n.rsplit('/').next().unwrap_or(n)) {
-            Some("eval") => shape.always_ask.push("eval".into()),
+            Some("eval") => {
+                shape.always_ask.push("eval".into());
+                let script: Option<Vec<&str>> = words[1..].iter().map(|w| w.as_deref()).collect();
+                if let Some(script) = script {
+                    self.nested(&script.join(" "), shape);
+                }
+            }
             Some("source" | ".") => shape.always_ask.push("source".into()),
             Some("sh" | "bash" | "zsh" | "dash" | "ksh" | "fish") => {
-                let runs_string = words[1..].iter().any(|w| {
+                let option = words[1..].iter().position(|w| {
                     w.as_deref().is_none_or(|w| {
                         w.starts_with('-') && !w.starts_with("--") && w.contains('c')
                     })
                 });
-                if runs_string {
+                if let Some(at) = option {
                     shape.always_ask.push("sh -c".into());
+                    if let Some(Some(script)) = words.get(at + 2) {
+                        self.nested(script, shape);
+                    }
                 }
             }
             _ => {}
         }
         if !words.is_empty() {
-            shape.segments.push(Segment { words });
+            let segment = Segment { words };
+            let mut found = Findings::default();
+            destructive::classify(
+                &segment.words,
+                self.dir,
+                &segment.display(),
+                self.rule_for(&segment),
+                &mut found,
+            );
+            shape.destructive.extend(found.destructive);
+            shape.overwrites.extend(found.overwrites);
+            shape.segments.push(segment);
         }
+    }
+
+    /// Classifies the script a `sh -c` or `eval` runs.
+    fn nested(&self, script: &str, shape: &mut CommandShape) {
+        if self.depth >= MAX_NESTING {
+            shape
+                .always_ask
+                .push("shell strings nested too deep to read".into());
+            return;
+        }
+        let inner = analyse_nested(script, self.dir, self.writable, self.depth + 1);
+        shape.destructive.extend(inner.destructive);
+        shape.overwrites.extend(inner.overwrites);
+        shape.writes_outside |= inner.writes_outside;
+    }
+
+    /// The command a redirect belongs to, as written, and its rule.
+    fn redirected(&self, redirect: Node<'_>) -> (String, Option<String>) {
+        let Some(statement) = redirect.parent() else {
+            return (self.text(redirect).to_string(), None);
+        };
+        let body = statement
+            .child_by_field_name("body")
+            .filter(|b| b.kind() == "command");
+        let rule = body.and_then(|b| {
+            self.rule_for(&Segment {
+                words: self.words(b),
+            })
+        });
+        (self.text(statement).to_string(), rule)
     }
 
     fn redirect(&self, node: Node<'_>, shape: &mut CommandShape) {
@@ -163,6 +271,7 @@ impl Walk<'_> {
         if !writes {
             return;
         }
+        let truncates = matches!(operator, ">" | "&>" | ">|" | ">&");
         let destination = node
             .child_by_field_name("destination")
             .map(|d| (d.kind(), self.literal(d)));
@@ -171,7 +280,21 @@ impl Walk<'_> {
             Some(("number", _)) => {}
             Some((_, Some(text)))
                 if operator == ">&" && (text == "-" || text.parse::<u32>().is_ok()) => {}
-            Some((_, Some(path))) if self.is_writable(&path) => {}
+            Some((_, Some(path))) if self.is_writable(&path) => {
+                let target = (!path.starts_with('~'))
+                    .then(|| normalize(&self.dir.join(&path)))
+                    .flatten()
+                    .filter(|t| !t.starts_with("/dev"));
+                if let (true, Some(target)) = (truncates, target) {
+                    let (command, rule) = self.redirected(node);
+                    shape.overwrites.push(Overwrite {
+                        path: target,
+                        by: OverwriteBy::Redirect,
+                        command,
+                        rule,
+                    });
+                }
+            }
             Some((_, Some(path))) => {
                 shape.writes_outside = true;
                 shape
@@ -253,7 +376,7 @@ fn unescape(word: &str) -> String {
 }
 
 /// `path` with `.` and `..` applied lexically; `None` above the root.
-fn normalize(path: &Path) -> Option<PathBuf> {
+pub(super) fn normalize(path: &Path) -> Option<PathBuf> {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -19,6 +19,7 @@
 
 mod approval;
 mod command;
+mod destructive;
 mod mode;
 mod permits;
 mod policy;
@@ -26,7 +27,8 @@ mod rule;
 
 pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, Approver};
 pub use command::{CommandShape, Segment, analyse};
+pub use destructive::{Destructive, Overwrite, OverwriteBy};
 pub use mode::{Mode, ParseModeError};
 pub use permits::{Denied, Permits, session_rules};
-pub use policy::{Decision, GateRequest, Policy};
+pub use policy::{Decision, GateRequest, Policy, shell_shape};
 pub use rule::{Rule, RuleError, RuleKind, RuleList, RuleSource};

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::approval::{ApprovalDecision, ApprovalRequest, Approver};
 use super::command::{Segment, analyse};
 use super::mode::Mode;
-use super::policy::{Decision, GateRequest, Policy};
+use super::policy::{Decision, GateRequest, Policy, shell_shape};
 use super::rule::{Rule, RuleSource};
 
 /// A gated call that may not run; its message is the call's error result.
@@ -179,6 +179,9 @@ impl Permits {
             return Ok(());
         }
         let Some(approver) = self.inner.approver.clone() else {
+            if let Some(message) = destructive_denial(&gate) {
+                return Err(Denied { message });
+            }
             // In auto what still asks needs full (or a rule) to run unasked.
             let wider = if self.mode() == Mode::Auto {
                 "full"
@@ -270,6 +273,33 @@ pub fn session_rules(gate: &GateRequest) -> Vec<Rule> {
         }
     }
     rules
+}
+
+/// Why a destructive command is denied when nobody can be asked, naming
+/// the rules that would allow it; `None` when it is not destructive.
+fn destructive_denial(gate: &GateRequest) -> Option<String> {
+    let found = shell_shape(gate)?.destructive;
+    let first = found.first()?;
+    let mut rules: Vec<&str> = Vec::new();
+    for rule in &found {
+        match rule.rule.as_deref() {
+            Some(r) if !rules.contains(&r) => rules.push(r),
+            _ => {}
+        }
+    }
+    let how = if found.iter().any(|d| d.rule.is_none()) {
+        "run with --permissions full (no rule reaches inside sh -c or eval)".to_string()
+    } else {
+        let quoted: Vec<String> = rules.iter().map(|r| format!("\"{r}\"")).collect();
+        format!(
+            "allow it in config.toml: [permissions] allow = [{}], or run with --permissions full",
+            quoted.join(", ")
+        )
+    };
+    Some(format!(
+        "denied in exec: {} and nobody is here to approve it; nothing was run. To run it, {how}",
+        first.describe()
+    ))
 }
 
 /// What the request touches, for messages.

@@ -41,6 +41,10 @@ pub enum GateRequest {
         writable_roots: Vec<String>,
         /// Whether it would run sandboxed.
         sandbox: CommandSandbox,
+        /// Absolute paths of files its `>` redirects or `mv`/`cp` would
+        /// replace and that the caller found worth keeping (a file git
+        /// tracks, any file outside git): they make it destructive.
+        overwritten: Vec<String>,
     },
     /// Call an MCP tool.
     Mcp {
@@ -112,18 +116,13 @@ impl Policy {
                 }
                 worst.unwrap_or((self.fallback(Decision::Ask), None))
             }
-            GateRequest::Shell {
-                command,
-                dir,
-                writable_roots,
-                sandbox,
-                ..
-            } => {
+            GateRequest::Shell { sandbox, .. } => {
                 if self.mode == Mode::ReadOnly {
                     return (Decision::Deny, None);
                 }
-                let roots: Vec<PathBuf> = writable_roots.iter().map(PathBuf::from).collect();
-                let shape = analyse(command, Path::new(dir), &roots);
+                let Some(shape) = shell_shape(request) else {
+                    return (Decision::Deny, None);
+                };
                 self.shell_ruling(&shape, *sandbox, session)
             }
             GateRequest::Mcp {
@@ -166,6 +165,22 @@ impl Policy {
             if let Some(rule) = hit {
                 return (decision, Some(rule));
             }
+        }
+        if !shape.destructive.is_empty() {
+            // Destructive: only a rule the user wrote for every segment (not
+            // an "allow for the session" answer) or `full` lets it run
+            // unasked; the sandbox does not protect the work tree.
+            if shape.always_ask.is_empty() {
+                let written: Option<Vec<&Rule>> = shape
+                    .segments
+                    .iter()
+                    .map(|seg| self.rules.allow.iter().find(|r| r.covers_segment(seg)))
+                    .collect();
+                if let Some(first) = written.and_then(|rules| rules.first().copied()) {
+                    return (Decision::Allow, Some(first));
+                }
+            }
+            return (self.fallback(Decision::Ask), None);
         }
         let contained = sandbox == CommandSandbox::Sandboxed && !shape.writes_outside;
         if !shape.always_ask.is_empty() {
@@ -238,6 +253,25 @@ impl Policy {
             Mode::Full => Decision::Allow,
         }
     }
+}
+
+/// The parsed command of a shell request, its confirmed overwrites counted
+/// as destructive; `None` for other requests.
+pub fn shell_shape(request: &GateRequest) -> Option<CommandShape> {
+    let GateRequest::Shell {
+        command,
+        dir,
+        writable_roots,
+        overwritten,
+        ..
+    } = request
+    else {
+        return None;
+    };
+    let roots: Vec<PathBuf> = writable_roots.iter().map(PathBuf::from).collect();
+    let mut shape = analyse(command, Path::new(dir), &roots);
+    shape.confirm_overwrites(overwritten, Path::new(dir));
+    Some(shape)
 }
 
 impl Default for Policy {
@@ -342,6 +376,7 @@ mod tests {
             dir: "/p".into(),
             writable_roots: vec!["/p".into()],
             sandbox,
+            overwritten: Vec::new(),
         };
         let p = policy(Mode::Auto, &["shell(cargo test *)"], &[], &["shell(rm *)"]);
         assert_eq!(

@@ -34,6 +34,11 @@ pub enum ApprovalDetail {
         workdir: String,
         /// Whether it runs sandboxed.
         sandbox: CommandSandbox,
+        /// Why it is destructive (`` `rm -rf src` removes files
+        /// recursively…``), one line per destructive part; empty when it is
+        /// not.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        destructive: Vec<String>,
     },
     /// An MCP tool call.
     Mcp {

@@ -282,6 +282,16 @@ impl AgentSession {
             .await
     }
 
+    /// Stores contents by key (`(key, content)`; a key already stored is
+    /// kept), in one committed transaction, for entries to name in
+    /// [`NewJournalEntry::prior_blob`].
+    pub async fn store_blobs(&self, blobs: Vec<(Vec<u8>, Vec<u8>)>) -> Result<(), SessionError> {
+        self.manager
+            .store()
+            .call(move |store| store.store_blobs(&blobs))
+            .await
+    }
+
     /// The journal entries of the latest turn not yet undone (empty when
     /// there is none), in change order.
     pub async fn latest_undoable(&self) -> Result<Vec<JournalEntry>, SessionError> {

@@ -27,15 +27,23 @@ pub struct JournalEntry {
 pub struct NewJournalEntry {
     /// Path relative to the session's directory.
     pub path: String,
-    /// Prior bytes; `None` when the file did not exist.
+    /// Prior bytes; `None` when the file did not exist (or `prior_blob`
+    /// names them).
     pub prior: Option<Vec<u8>>,
+    /// The key of a blob stored with [`crate::session::AgentSession::store_blobs`]
+    /// holding the prior bytes.
+    pub prior_blob: Option<Vec<u8>>,
     /// Prior permission bits.
     pub mode: Option<u32>,
     /// Content hash of what the tool writes; `None` when it removes the file.
     pub after_hash: Option<u64>,
 }
 
-const ENTRY_COLUMNS: &str = "seq, turn, path, prior, mode, after_hash";
+/// The columns of a [`JournalEntry`], a stored blob standing in for `prior`.
+const ENTRY_COLUMNS: &str =
+    "fc.seq, fc.turn, fc.path, COALESCE(fc.prior, b.content), fc.mode, fc.after_hash";
+/// The table of entries joined with the blobs they name.
+const ENTRY_TABLE: &str = "file_changes fc LEFT JOIN journal_blobs b ON b.hash = fc.prior_blob";
 
 fn entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<JournalEntry> {
     Ok(JournalEntry {
@@ -60,8 +68,8 @@ impl Store {
         let tx = self.conn.transaction()?;
         {
             let mut insert = tx.prepare_cached(
-                "INSERT INTO file_changes (session_id, turn, path, prior, mode, after_hash)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO file_changes (session_id, turn, path, prior, mode, after_hash, prior_blob)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
             for e in entries {
                 insert.execute(params![
@@ -71,7 +79,24 @@ impl Store {
                     e.prior,
                     e.mode.map(i64::from),
                     e.after_hash.map(|h| h as i64),
+                    e.prior_blob,
                 ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Stores contents by key in one transaction; a key already stored is
+    /// left as it is (same key, same content).
+    pub(super) fn store_blobs(&mut self, blobs: &[(Vec<u8>, Vec<u8>)]) -> Result<(), SessionError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT OR IGNORE INTO journal_blobs (hash, content) VALUES (?1, ?2)",
+            )?;
+            for (hash, content) in blobs {
+                insert.execute(params![hash, content])?;
             }
         }
         tx.commit()?;
@@ -84,10 +109,10 @@ impl Store {
         session: &str,
     ) -> Result<Vec<JournalEntry>, SessionError> {
         let sql = format!(
-            "SELECT {ENTRY_COLUMNS} FROM file_changes
-             WHERE session_id = ?1 AND undone = 0 AND turn = (
+            "SELECT {ENTRY_COLUMNS} FROM {ENTRY_TABLE}
+             WHERE fc.session_id = ?1 AND fc.undone = 0 AND fc.turn = (
                  SELECT MAX(turn) FROM file_changes WHERE session_id = ?1 AND undone = 0)
-             ORDER BY seq"
+             ORDER BY fc.seq"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params![session], entry)?;
@@ -100,7 +125,7 @@ impl Store {
         session: &str,
     ) -> Result<Vec<JournalEntry>, SessionError> {
         let sql = format!(
-            "SELECT {ENTRY_COLUMNS} FROM file_changes WHERE session_id = ?1 AND undone = 0 ORDER BY seq"
+            "SELECT {ENTRY_COLUMNS} FROM {ENTRY_TABLE} WHERE fc.session_id = ?1 AND fc.undone = 0 ORDER BY fc.seq"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params![session], entry)?;

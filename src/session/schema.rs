@@ -124,6 +124,14 @@ const MIGRATIONS: &[&str] = &[
         data        BLOB NOT NULL,
         created_at  INTEGER NOT NULL
     );",
+    // v6: contents the undo journal holds by hash (a command's snapshot),
+    // stored once whatever number of changes or sessions refer to them; a
+    // change whose prior content is such a blob names it in `prior_blob`.
+    "CREATE TABLE journal_blobs (
+        hash        BLOB PRIMARY KEY NOT NULL,
+        content     BLOB NOT NULL
+    );
+    ALTER TABLE file_changes ADD COLUMN prior_blob BLOB;",
 ];
 
 /// The schema version this build reads and writes.

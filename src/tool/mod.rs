@@ -26,6 +26,7 @@ pub mod patch;
 mod registry;
 mod schema;
 pub mod seen;
+pub mod snapshot;
 
 use std::future::Future;
 

@@ -162,3 +162,88 @@ async fn a_file_changed_since_by_someone_else_is_left_alone() {
         "pub fn answer() -> u32 {\n    42\n}\n"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commands_changes_show_in_the_diff_and_undo_like_an_edits() {
+    let command = "rm README.md && printf 'made\\n' > made.txt && sed -i s/42/43/ src/lib.rs";
+    let replies = vec![
+        call("c1", "shell", json!({ "command": command })),
+        Reply::openai_text("done"),
+    ];
+    let h = harness(replies).await;
+    let _logs = with_shell(&h, None);
+    h.agent.set_permits(Permits::new(
+        Policy::new(Mode::Full, RuleList::default()),
+        None,
+    ));
+    let repo = h.dir.path().join("repo");
+    let readme = std::fs::read(repo.join("README.md")).unwrap();
+    let lib = std::fs::read(repo.join("src/lib.rs")).unwrap();
+    std::fs::set_permissions(
+        repo.join("README.md"),
+        std::fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
+
+    h.agent.prompt("go").await.unwrap();
+    assert!(!repo.join("README.md").exists(), "the command ran");
+    let diff = h.agent.session_diff().await.unwrap();
+    for expected in ["+++ /dev/null", "-# demo", "+made", "-    42", "+    43"] {
+        assert!(diff.contains(expected), "{expected} missing from\n{diff}");
+    }
+
+    let report = h.agent.undo_last_turn().await.unwrap();
+    assert_eq!(report.turn, Some(1));
+    assert_eq!(report.restored, ["README.md", "made.txt", "src/lib.rs"]);
+    assert_eq!(std::fs::read(repo.join("README.md")).unwrap(), readme);
+    assert_eq!(mode(&repo.join("README.md")), 0o640);
+    assert_eq!(std::fs::read(repo.join("src/lib.rs")).unwrap(), lib);
+    assert!(!repo.join("made.txt").exists());
+}
+
+/// Registers the shell tools (no sandbox) on `h`'s agent, keeping at most
+/// `budget` bytes outside git; the returned folder holds their logs.
+fn with_shell(h: &Harness, budget: Option<u64>) -> tempfile::TempDir {
+    use light_agent::tool::builtin::shell::{self, SecretFilter, Shell, ShellConfig};
+    let logs = tempfile::tempdir().unwrap();
+    let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
+        .filter(|(n, _)| n == "PATH" || n == "HOME")
+        .collect();
+    let shell = Shell::new(ShellConfig {
+        sandbox: Default::default(),
+        helper: None,
+        env,
+        secrets: SecretFilter::default(),
+        log_dir: logs.path().to_path_buf(),
+        snapshot_budget: budget,
+    });
+    shell::register(h.agent.tool(), &shell).unwrap();
+    logs
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_whose_undo_would_be_partial_is_asked_about_and_denied_in_exec() {
+    let replies = vec![
+        call("c1", "shell", json!({ "command": "printf x > made.txt" })),
+        Reply::openai_text("done"),
+    ];
+    let h = harness(replies).await;
+    let _logs = with_shell(&h, Some(8));
+    let rules = RuleList::parse(
+        &["shell(printf *)".to_string()],
+        &[],
+        &[],
+        &light_agent::permission::RuleSource::CommandLine,
+    )
+    .unwrap();
+    h.agent
+        .set_permits(Permits::new(Policy::new(Mode::Auto, rules), None));
+    h.agent.prompt("go").await.unwrap();
+    let repo = h.dir.path().join("repo");
+    assert!(!repo.join("made.txt").exists(), "not run");
+    let sent = h.mock.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("undo of this command would be partial"),
+        "{sent}"
+    );
+}

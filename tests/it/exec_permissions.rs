@@ -12,7 +12,7 @@ use support::{MockModel, OpenAiStream, Reply};
 
 const MAIN: &str = "fn main() {\n    println!(\"old\");\n}\n";
 
-fn command(f: &Workspace, url: &str, args: &[&str]) -> Command {
+pub(crate) fn command(f: &Workspace, url: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
     cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
     scrub(&mut cmd);
@@ -22,7 +22,7 @@ fn command(f: &Workspace, url: &str, args: &[&str]) -> Command {
     cmd
 }
 
-fn config(f: &Workspace, toml: &str) {
+pub(crate) fn config(f: &Workspace, toml: &str) {
     std::fs::create_dir_all(&f.home).unwrap();
     std::fs::write(f.home.join("config.toml"), toml).unwrap();
 }
@@ -55,7 +55,17 @@ fn edit_then_done() -> [Reply; 2] {
     ]
 }
 
-fn text(bytes: &[u8]) -> String {
+/// `light-agent undo` run in the workspace's repo, to its end.
+pub(crate) async fn undo(f: &Workspace) -> std::process::Output {
+    let mut undo = Command::new(env!("CARGO_BIN_EXE_light-agent"));
+    undo.current_dir(&f.repo)
+        .env("LIGHT_AGENT_HOME", &f.home)
+        .arg("undo");
+    scrub(&mut undo);
+    run(undo).await
+}
+
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -239,12 +249,7 @@ async fn undo_from_the_shell_restores_the_latest_sessions_turn() {
         MAIN
     );
 
-    let mut undo = Command::new(env!("CARGO_BIN_EXE_light-agent"));
-    undo.current_dir(&f.repo)
-        .env("LIGHT_AGENT_HOME", &f.home)
-        .arg("undo");
-    scrub(&mut undo);
-    let out = run(undo).await;
+    let out = undo(&f).await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("undid turn 1:\n  restored src/main.rs"),
@@ -256,13 +261,7 @@ async fn undo_from_the_shell_restores_the_latest_sessions_turn() {
         MAIN
     );
 
-    let mut again = Command::new(env!("CARGO_BIN_EXE_light-agent"));
-    again
-        .current_dir(&f.repo)
-        .env("LIGHT_AGENT_HOME", &f.home)
-        .arg("undo");
-    scrub(&mut again);
-    let out = run(again).await;
+    let out = undo(&f).await;
     assert!(
         text(&out.stdout).contains("nothing to undo"),
         "{}",

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::permission::{ApprovalDetail, ApprovalRequest, GateRequest};
 use crate::tool::fs::{FsRefusalKind, RelPath, Root};
-use crate::tool::journal::PriorFile;
+use crate::tool::journal::{PriorContent, PriorFile};
 use crate::tool::labelled::Labelled;
 use crate::tool::patch::{FileDiff, MAX_EDIT_BYTES, TextFile, diff_texts};
 use crate::tool::seen::content_hash;
@@ -238,7 +238,9 @@ pub(crate) async fn apply(ctx: &ToolContext, tool: &str, changes: Vec<FileChange
                     .before
                     .as_ref()
                     .filter(|b| b.rel == change.rel)
-                    .map(|b| b.bytes.clone()),
+                    .map_or(PriorContent::Absent, |b| {
+                        PriorContent::Bytes(b.bytes.clone())
+                    }),
                 mode: change
                     .before
                     .as_ref()
@@ -249,7 +251,7 @@ pub(crate) async fn apply(ctx: &ToolContext, tool: &str, changes: Vec<FileChange
             if let Some(from) = change.moved_from() {
                 prior.push(PriorFile {
                     path: from.path.clone(),
-                    content: Some(from.bytes.clone()),
+                    content: PriorContent::Bytes(from.bytes.clone()),
                     mode: Some(from.mode),
                     after_hash: None,
                 });

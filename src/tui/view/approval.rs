@@ -55,7 +55,14 @@ fn subject_text(detail: &ApprovalDetail) -> String {
             command,
             workdir,
             sandbox,
-        } => format!("$ {command}\n(in {workdir}, {sandbox})\n"),
+            destructive,
+        } => {
+            let mut text = format!("$ {command}\n(in {workdir}, {sandbox})\n");
+            for why in destructive {
+                text.push_str(&format!("destructive: {why}\n"));
+            }
+            text
+        }
         ApprovalDetail::Mcp { server, tool, args } => format!("{server}.{tool} {args}\n"),
     }
 }

@@ -65,6 +65,7 @@ impl ShellHarness {
                 passthrough: Vec::new(),
             },
             log_dir: logs.path().join("shell"),
+            snapshot_budget: None,
         });
         let registry = ToolRegistry::new();
         shell::register(&registry, &shell).unwrap();

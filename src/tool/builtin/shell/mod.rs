@@ -10,6 +10,7 @@
 //! | `output.rs` | the 16 KiB budget (head, omission line, tail) and the full log |
 //! | `env.rs` | the command's environment: secrets out, pagers and prompts off |
 //! | `jobs.rs` | background jobs |
+//! | `undo.rs` | the snapshot around a command that can write, and its change set |
 //!
 //! Commands run under the sandbox helper ([`crate::sandbox`]) unless the
 //! shell was made without one (sandbox off, or `full` permissions). Nothing
@@ -23,6 +24,7 @@ mod output;
 mod process;
 mod run;
 mod tools;
+mod undo;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -41,6 +43,7 @@ pub use tools::{
 };
 
 use crate::sandbox::{SandboxPolicy, SandboxState};
+use crate::tool::snapshot::{DEFAULT_BUDGET, Snapshots};
 use crate::tool::{RegisterError, ToolProgress, ToolRegistry};
 use jobs::{Job, Jobs, SharedJobs};
 use output::Output;
@@ -61,6 +64,9 @@ pub struct ShellConfig {
     pub secrets: SecretFilter,
     /// Where full outputs are kept (`state_dir/shell`).
     pub log_dir: PathBuf,
+    /// Bytes a snapshot outside git keeps before undo would be partial;
+    /// `None`: [`crate::tool::snapshot::DEFAULT_BUDGET`].
+    pub snapshot_budget: Option<u64>,
 }
 
 /// The command runner a session's shell tools share: configuration, the
@@ -78,6 +84,7 @@ struct Inner {
     tmp: PathBuf,
     jobs: SharedJobs,
     next_log: AtomicU64,
+    snapshots: Snapshots,
 }
 
 /// One command to run.
@@ -126,6 +133,10 @@ impl Shell {
             }
             None => SandboxState::Off,
         };
+        let snapshots = Snapshots::new(
+            env::command_env(&config.env, &config.secrets, tmp.as_os_str()),
+            config.snapshot_budget.unwrap_or(DEFAULT_BUDGET),
+        );
         Shell {
             inner: Arc::new(Inner {
                 config,
@@ -133,8 +144,14 @@ impl Shell {
                 tmp,
                 jobs: Arc::default(),
                 next_log: AtomicU64::new(1),
+                snapshots,
             }),
         }
+    }
+
+    /// The snapshots taken around commands that can write (for undo).
+    pub fn snapshots(&self) -> &Snapshots {
+        &self.inner.snapshots
     }
 
     /// What the sandbox enforces (for the status line and approvals).

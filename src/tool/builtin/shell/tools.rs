@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::jobs::seconds;
 use super::{CommandReport, CommandRequest, Shell};
 use crate::permission::{
-    ApprovalDetail, ApprovalRequest, GateRequest, Mode, analyse, session_rules,
+    ApprovalDetail, ApprovalRequest, GateRequest, Mode, analyse, session_rules, shell_shape,
 };
 use crate::protocol::CommandSandbox;
 use crate::sandbox::SandboxState;
@@ -102,73 +102,116 @@ impl Tool for ShellTool {
             Ok(leaves) => leaves,
             Err(denied) => return denied,
         };
-        let timeout_ms = args
-            .timeout_ms
-            .unwrap_or(DEFAULT_TIMEOUT_MS)
-            .clamp(1, MAX_TIMEOUT_MS);
-        let request = CommandRequest {
-            command: args.command,
-            cwd,
-            timeout: (!args.background || args.timeout_ms.is_some())
-                .then(|| Duration::from_millis(timeout_ms)),
-            // Approved although it writes outside the sandbox: it runs outside.
-            unsandboxed: leaves_sandbox,
-        };
-        if args.background {
-            return match self.shell.start_job(&request) {
-                Ok(id) => ToolOutput::ok(format!(
-                    "started {id}; read its output with shell_output {{\"id\": \"{id}\"}}, end it \
-                     with shell_kill. It ends with the session at the latest."
-                )),
-                Err(message) => ToolOutput::error(message),
+        // Its own task, so the change set is recorded also when the turn is
+        // interrupted or the call's future dropped: either stops the
+        // command through the task's token, then the task records.
+        let shell = self.shell.clone();
+        let stop = ctx.cancel.child_token();
+        let _stop_when_dropped = stop.clone().drop_guard();
+        let mut ctx = ctx;
+        ctx.cancel = stop;
+        let task = tokio::spawn(async move {
+            // Background jobs outlive the call: no change set can be closed.
+            let before = if !args.background && shell.can_write(&cwd, leaves_sandbox) {
+                let sandbox = if leaves_sandbox || !shell.sandbox_state().is_enforced() {
+                    CommandSandbox::Unsandboxed
+                } else {
+                    CommandSandbox::Sandboxed
+                };
+                let shown = relative_workdir(&ctx.cwd, &cwd);
+                match shell
+                    .snapshot_before(&ctx, &args.command, shown, sandbox)
+                    .await
+                {
+                    Ok(before) => before,
+                    Err(refused) => return refused,
+                }
+            } else {
+                None
             };
-        }
-        let report = match self
-            .shell
-            .run(&request, ctx.cancel.clone(), ctx.progress.clone())
-            .await
-        {
-            Ok(report) => report,
-            Err(e) => return ToolOutput::error(format!("the command could not be started: {e}")),
+            let mut output = run(&shell, &ctx, args, cwd, leaves_sandbox).await;
+            shell.record_after(&ctx, before, &mut output).await;
+            output
+        });
+        task.await
+            .unwrap_or_else(|e| ToolOutput::error(format!("the command failed: {e}")))
+    }
+}
+
+/// Runs a permitted command (in the background, or to its end and, when
+/// the sandbox seems to have refused it, again outside with approval).
+async fn run(
+    shell: &Shell,
+    ctx: &ToolContext,
+    args: ShellArgs,
+    cwd: PathBuf,
+    leaves_sandbox: bool,
+) -> ToolOutput {
+    let timeout_ms = args
+        .timeout_ms
+        .unwrap_or(DEFAULT_TIMEOUT_MS)
+        .clamp(1, MAX_TIMEOUT_MS);
+    let request = CommandRequest {
+        command: args.command,
+        cwd,
+        timeout: (!args.background || args.timeout_ms.is_some())
+            .then(|| Duration::from_millis(timeout_ms)),
+        // Approved although it writes outside the sandbox: it runs outside.
+        unsandboxed: leaves_sandbox,
+    };
+    if args.background {
+        return match shell.start_job(&request) {
+            Ok(id) => ToolOutput::ok(format!(
+                "started {id}; read its output with shell_output {{\"id\": \"{id}\"}}, end it \
+                     with shell_kill. It ends with the session at the latest."
+            )),
+            Err(message) => ToolOutput::error(message),
         };
-        let sandboxed = !request.unsandboxed && report.sandbox.is_enforced();
-        if report.success || !sandboxed || !looks_denied(&report.output) {
-            return model_result(&report);
+    }
+    let report = match shell
+        .run(&request, ctx.cancel.clone(), ctx.progress.clone())
+        .await
+    {
+        Ok(report) => report,
+        Err(e) => return ToolOutput::error(format!("the command could not be started: {e}")),
+    };
+    let sandboxed = !request.unsandboxed && report.sandbox.is_enforced();
+    if report.success || !sandboxed || !looks_denied(&report.output) {
+        return model_result(&report);
+    }
+    // It may have failed only because the sandbox refused it: offer to
+    // run it again outside (always asked; nobody to ask → the failure).
+    let again = ApprovalRequest {
+        call_id: ctx.call_id.clone(),
+        tool: "shell".into(),
+        title: format!("run again outside the sandbox? {}", request.command),
+        detail: ApprovalDetail::Command {
+            command: request.command.clone(),
+            workdir: relative_workdir(&ctx.cwd, &request.cwd),
+            sandbox: CommandSandbox::Unsandboxed,
+            destructive: Vec::new(),
+        },
+    };
+    if ctx.permits.ask(again).await.is_err() {
+        return model_result(&report);
+    }
+    let outside = CommandRequest {
+        unsandboxed: true,
+        ..request
+    };
+    match shell
+        .run(&outside, ctx.cancel.clone(), ctx.progress.clone())
+        .await
+    {
+        Ok(second) => {
+            let mut output = model_result(&second);
+            output.content = format!(
+                "[failed in the sandbox ({}); run again outside it with the user's approval]\n{}",
+                report.status, output.content
+            );
+            output
         }
-        // It may have failed only because the sandbox refused it: offer to
-        // run it again outside (always asked; nobody to ask → the failure).
-        let again = ApprovalRequest {
-            call_id: ctx.call_id.clone(),
-            tool: "shell".into(),
-            title: format!("run again outside the sandbox? {}", request.command),
-            detail: ApprovalDetail::Command {
-                command: request.command.clone(),
-                workdir: relative_workdir(&ctx.cwd, &request.cwd),
-                sandbox: CommandSandbox::Unsandboxed,
-            },
-        };
-        if ctx.permits.ask(again).await.is_err() {
-            return model_result(&report);
-        }
-        let outside = CommandRequest {
-            unsandboxed: true,
-            ..request
-        };
-        match self
-            .shell
-            .run(&outside, ctx.cancel.clone(), ctx.progress.clone())
-            .await
-        {
-            Ok(second) => {
-                let mut output = model_result(&second);
-                output.content = format!(
-                    "[failed in the sandbox ({}); run again outside it with the user's approval]\n{}",
-                    report.status, output.content
-                );
-                output
-            }
-            Err(e) => ToolOutput::error(format!("the command could not be started: {e}")),
-        }
+        Err(e) => ToolOutput::error(format!("the command could not be started: {e}")),
     }
 }
 
@@ -189,22 +232,27 @@ impl ShellTool {
         };
         let workdir = relative_workdir(&ctx.cwd, dir);
         let roots = self.shell.writable_roots(&ctx.cwd);
-        let leaves = analyse(command, dir, &roots).writes_outside;
+        let shape = analyse(command, dir, &roots);
+        let leaves = shape.writes_outside;
         let gate = GateRequest::Shell {
             command: command.to_string(),
             workdir: workdir.clone(),
             dir: dir.display().to_string(),
             writable_roots: roots.iter().map(|p| p.display().to_string()).collect(),
             sandbox,
+            overwritten: self.shell.overwritten(&ctx.root, &shape).await,
         };
+        let destructive: Vec<String> = shell_shape(&gate)
+            .map(|shape| shape.destructive.iter().map(|d| d.describe()).collect())
+            .unwrap_or_default();
         let prefixes: Vec<String> = session_rules(&gate).iter().map(|r| r.to_string()).collect();
-        let title = if prefixes.is_empty() {
-            format!("run {command}")
-        } else {
-            format!(
+        let title = match (destructive.first(), prefixes.is_empty()) {
+            (Some(why), _) => format!("run {command}  (destructive: {why})"),
+            (None, true) => format!("run {command}"),
+            (None, false) => format!(
                 "run {command}  (a: allow {} this session)",
                 prefixes.join(", ")
-            )
+            ),
         };
         let approval = ApprovalRequest {
             call_id: ctx.call_id.clone(),
@@ -214,6 +262,7 @@ impl ShellTool {
                 command: command.to_string(),
                 workdir,
                 sandbox,
+                destructive,
             },
         };
         ctx.permits
