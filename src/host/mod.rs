@@ -48,7 +48,7 @@ use crate::permission::Mode;
 use crate::protocol::{HostEvent, NoticeLevel, Op, Submission};
 use crate::session::{AgentSession, SessionManager};
 
-pub use build::SessionChoice;
+pub use build::{FreshHint, SessionChoice};
 pub use error::HostError;
 
 /// What a host starts with.

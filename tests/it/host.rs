@@ -1,0 +1,281 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The host as a front end sees it: submissions in, one ordered stream of
+//! host events out, against the mock model. A fake front end here is just
+//! the event receiver and a few waits.
+
+use crate::support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use light_agent::config::{self, Env, Flags, Paths, Resolution};
+use light_agent::host::{FreshHint, Host, HostConfig, McpWait, SessionChoice};
+use light_agent::permission::Mode;
+use light_agent::protocol::{
+    ApprovalDecision, HostEvent, JobUpdate, ModelChoice, NoticeLevel, Op, OpId, StopCause,
+    Submission,
+};
+use light_agent::session::SessionManager;
+use serde_json::json;
+use support::{MockModel, OpenAiStream, Reply};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// Longest wait for an event; only a failing test waits this long.
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    repo: PathBuf,
+    host: Host,
+    events: UnboundedReceiver<HostEvent>,
+    /// Everything received so far, in order.
+    seen: Vec<HostEvent>,
+}
+
+/// A host on a fresh directory whose model is the mock at `url`;
+/// `model_missing` starts it as if no model were configured.
+async fn start(url: &str, mode: Mode, model_missing: Option<&str>) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/main.rs"), "fn main() {}\n").unwrap();
+    let repo = std::fs::canonicalize(&repo).unwrap();
+    let paths = Paths::resolve(Some(&home)).unwrap();
+    let flags = Flags {
+        base_url: Some(url.to_string()),
+        model: Some("mock-model".into()),
+        ..Flags::default()
+    };
+    let settings = match config::load(&paths, &Env::new(), &flags, &|_| None).unwrap() {
+        Resolution::Ready(settings) => settings,
+        Resolution::NoModel { message, .. } => panic!("{message}"),
+    };
+    let manager = SessionManager::open(&paths.db_file).unwrap();
+    let config = HostConfig {
+        cwd: repo.clone(),
+        paths,
+        settings,
+        model_missing: model_missing.map(str::to_string),
+        choice: SessionChoice::New,
+        session: None,
+        offer_project_files: true,
+        env: Vec::new(),
+        default_mode: mode,
+        approvals: true,
+        fresh_hint: FreshHint::Tui,
+        mcp_wait: McpWait::Grace,
+        title: None,
+    };
+    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    let (host, _stopped) = Host::start(config, manager, events_tx);
+    Fixture {
+        _dir: dir,
+        repo,
+        host,
+        events,
+        seen: Vec::new(),
+    }
+}
+
+impl Fixture {
+    fn submit(&self, id: &str, op: Op) {
+        self.host.submit(Submission::new(id, op));
+    }
+
+    fn prompt(&self, id: &str, text: &str) {
+        let op = Op::Prompt {
+            text: text.into(),
+            parts: Vec::new(),
+        };
+        self.submit(id, op);
+    }
+
+    /// Receives events until one matches; returns it.
+    async fn until(&mut self, wanted: impl Fn(&HostEvent) -> bool) -> HostEvent {
+        loop {
+            let event = tokio::time::timeout(WAIT, self.events.recv())
+                .await
+                .unwrap_or_else(|_| panic!("no such event; saw {:#?}", self.seen))
+                .expect("the host stopped");
+            self.seen.push(event.clone());
+            if wanted(&event) {
+                return event;
+            }
+        }
+    }
+
+    /// Waits for the end of the job prompt `op` made; returns its cause.
+    async fn ended(&mut self, op: &str) -> StopCause {
+        let op = OpId::new(op);
+        match self
+            .until(|e| matches!(e, HostEvent::Job { op: Some(o), update: JobUpdate::Ended { .. } } if *o == op))
+            .await
+        {
+            HostEvent::Job {
+                update: JobUpdate::Ended { cause, .. },
+                ..
+            } => cause,
+            _ => unreachable!(),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_submitted_with_an_id_is_answered_by_updates_carrying_it() {
+    let mock = MockModel::start([Reply::openai_text("hello")]).await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p7", "hi");
+    let queued = f
+        .until(|e| {
+            matches!(
+                e,
+                HostEvent::Job {
+                    update: JobUpdate::Queued { .. },
+                    ..
+                }
+            )
+        })
+        .await;
+    assert!(
+        matches!(&queued, HostEvent::Job { op: Some(op), .. } if op.0 == "p7"),
+        "{queued:?}"
+    );
+    assert_eq!(f.ended("p7").await, StopCause::Done);
+    let ops: Vec<Option<&OpId>> = f
+        .seen
+        .iter()
+        .filter_map(|e| match e {
+            HostEvent::Job { op, .. } => Some(op.as_ref()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        ops.iter().all(|op| op.is_some_and(|op| op.0 == "p7")),
+        "every update of the prompt's job names it: {ops:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_model_prompts_come_back_and_the_first_usable_model_brings_the_agent() {
+    let mock = MockModel::start([Reply::openai_text("now I answer")]).await;
+    let mut f = start(
+        &mock.openai_base_url(),
+        Mode::Ask,
+        Some("set OPENAI_API_KEY"),
+    )
+    .await;
+    f.prompt("p1", "anyone?");
+    let rejected = f
+        .until(|e| matches!(e, HostEvent::PromptRejected { .. }))
+        .await;
+    match rejected {
+        HostEvent::PromptRejected { op, text, reason } => {
+            assert_eq!((op.0.as_str(), text.as_str()), ("p1", "anyone?"));
+            assert!(reason.contains("set OPENAI_API_KEY"), "{reason}");
+        }
+        _ => unreachable!(),
+    }
+    assert_eq!(mock.request_count(), 0);
+    let choice = ModelChoice {
+        provider: String::new(),
+        model: "mock-model".into(),
+    };
+    f.submit("m1", Op::SetModel { choice });
+    f.prompt("p2", "anyone now?");
+    assert_eq!(f.ended("p2").await, StopCause::Done);
+    assert_eq!(mock.request_count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_while_an_approval_waits_ends_the_turn_and_changes_nothing() {
+    let args = json!({
+        "path": "src/main.rs",
+        "edits": [{"old_string": "fn main() {}", "new_string": "fn main() { changed() }"}],
+    })
+    .to_string();
+    let mock = MockModel::start([OpenAiStream::new()
+        .tool_call("call_1", "edit", &[&args])
+        .into_reply()])
+    .await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "edit it");
+    let asked = f
+        .until(|e| matches!(e, HostEvent::ApprovalRequested { .. }))
+        .await;
+    let HostEvent::ApprovalRequested { id, request } = asked else {
+        unreachable!()
+    };
+    assert_eq!(request.tool, "edit");
+    f.submit("", Op::Interrupt);
+    assert_eq!(f.ended("p1").await, StopCause::User);
+    // A late answer to the withdrawn request is ignored.
+    f.submit(
+        &id.0,
+        Op::Approval {
+            decision: ApprovalDecision::Approve,
+        },
+    );
+    let main_rs = std::fs::read_to_string(f.repo.join("src/main.rs")).unwrap();
+    assert_eq!(main_rs, "fn main() {}\n");
+    assert_eq!(mock.request_count(), 1, "the turn asked nothing more");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_switch_mid_queue_applies_to_the_prompts_after_it() {
+    let slow = OpenAiStream::new()
+        .text("one two three four five six")
+        .into_reply()
+        .chunk_every(4)
+        .chunk_delay(Duration::from_millis(100));
+    let mock = MockModel::start([slow, Reply::openai_text("second")]).await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "first");
+    // The first prompt streams: the second queues behind it, and the
+    // switch goes ahead of what is queued.
+    f.until(|e| matches!(e, HostEvent::Agent { event } if event.kind() == "output_delta"))
+        .await;
+    f.prompt("p2", "second");
+    let choice = ModelChoice {
+        provider: String::new(),
+        model: "other-model".into(),
+    };
+    f.submit("m", Op::SetModel { choice });
+    assert_eq!(f.ended("p1").await, StopCause::Done);
+    assert_eq!(f.ended("p2").await, StopCause::Done);
+    let requests = mock.requests();
+    assert_eq!(requests[0].body["model"], "mock-model");
+    assert_eq!(requests[1].body["model"], "other-model");
+    assert!(f.seen.iter().any(|e| matches!(
+        e,
+        HostEvent::Notice { notice: light_agent::protocol::Notice::Message { level: NoticeLevel::Info, text } }
+            if text.contains("other-model")
+    )));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_server_accepted_mid_session_joins_the_next_request() {
+    let mock = MockModel::start([Reply::openai_text("before"), Reply::openai_text("after")]).await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    std::fs::write(
+        f.repo.join(".mcp.json"),
+        support::mcp_server::project_file(),
+    )
+    .unwrap();
+    f.prompt("p1", "before");
+    assert_eq!(f.ended("p1").await, StopCause::Done);
+    f.submit("d", Op::DecideProjectMcp { accept: true });
+    f.until(|e| {
+        matches!(
+            e,
+            HostEvent::Notice { notice: light_agent::protocol::Notice::Message { text, .. } }
+                if text.contains("accepted") && text.contains("proj")
+        )
+    })
+    .await;
+    f.prompt("p2", "after");
+    assert_eq!(f.ended("p2").await, StopCause::Done);
+    let tools = |i: usize| mock.requests()[i].body["tools"].to_string();
+    assert!(!tools(0).contains("mcp__proj__"), "{}", tools(0));
+    assert!(tools(1).contains("mcp__proj__"), "{}", tools(1));
+}
