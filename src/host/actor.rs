@@ -334,21 +334,12 @@ impl Actor {
             .title
             .clone()
             .unwrap_or_else(|| build::title_of(&text));
-        if !self.session.set_draft_title(&title) {
-            let info = self.manager.info(self.session.id()).await?;
-            if info.title.is_none_or(|t| t.is_empty()) {
-                self.manager.set_title(self.session.id(), &title).await?;
-            }
-        }
-        if let Some(mcp) = self.mcp() {
-            match self.config.mcp_wait {
-                // Servers still starting get a short grace, counted from
-                // their start: a prompt typed later never waits.
-                McpWait::Grace => mcp.settled_in_grace(build::MCP_GRACE).await,
-                McpWait::Settled => {
-                    mcp.settled(mcp.longest_startup() + build::MCP_GRACE).await;
-                }
-            }
+        // An Esc meanwhile ends the waiting at once: the prompt is then sent
+        // and interrupted below, as if it had been queued already.
+        tokio::select! {
+            biased;
+            () = self.shared.interrupted_after(interrupts) => {}
+            titled = self.before_sending(&title) => titled?,
         }
         let Slot::Ready(ready) = &self.slot else {
             return Ok(());
@@ -362,7 +353,7 @@ impl Actor {
                 drop(jobs);
                 if self.shared.interrupts() != interrupts {
                     // Esc came after it was sent, before it reached the
-                    // agent (a database call or the MCP grace): the Esc
+                    // agent (a database call, the MCP grace): the Esc
                     // applies to it as if it had been queued already.
                     agent.interrupt("interrupted by user");
                     agent.take_queued();
@@ -372,6 +363,28 @@ impl Actor {
                 drop(jobs);
                 let reason = e.to_string();
                 self.send(HostEvent::PromptRejected { op, text, reason });
+            }
+        }
+        Ok(())
+    }
+
+    /// What comes before a prompt is sent: the session's title (from its
+    /// first prompt) and the wait for MCP servers still starting.
+    async fn before_sending(&self, title: &str) -> Result<(), HostError> {
+        if !self.session.set_draft_title(title) {
+            let info = self.manager.info(self.session.id()).await?;
+            if info.title.is_none_or(|t| t.is_empty()) {
+                self.manager.set_title(self.session.id(), title).await?;
+            }
+        }
+        if let Some(mcp) = self.mcp() {
+            match self.config.mcp_wait {
+                // Servers still starting get a short grace, counted from
+                // their start: a prompt typed later never waits.
+                McpWait::Grace => mcp.settled_in_grace(build::MCP_GRACE).await,
+                McpWait::Settled => {
+                    mcp.settled(mcp.longest_startup() + build::MCP_GRACE).await;
+                }
             }
         }
         Ok(())

@@ -35,10 +35,10 @@ mod user_shell;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -121,7 +121,7 @@ struct Shared {
     /// Stops the user's running commands.
     user_cancel: Mutex<CancellationToken>,
     /// Interrupts so far.
-    interrupts: AtomicU64,
+    interrupts: watch::Sender<u64>,
     /// The front end's event stream.
     events: UnboundedSender<HostEvent>,
 }
@@ -140,13 +140,20 @@ impl Shared {
     }
 
     fn interrupts(&self) -> u64 {
-        self.interrupts.load(Ordering::SeqCst)
+        *self.interrupts.borrow()
+    }
+
+    /// Resolves once an interrupt came after the `seen`-th.
+    async fn interrupted_after(&self, seen: u64) {
+        let mut interrupts = self.interrupts.subscribe();
+        // The sender lives as long as `self`.
+        let _ = interrupts.wait_for(|n| *n != seen).await;
     }
 
     /// Esc: stops the user's commands and the running job; queued prompts
     /// come back as one `withdrawn` update.
     fn interrupt(&self) {
-        self.interrupts.fetch_add(1, Ordering::SeqCst);
+        self.interrupts.send_modify(|n| *n += 1);
         {
             let mut cancel = lock(&self.user_cancel);
             cancel.cancel();
@@ -184,7 +191,7 @@ impl Host {
             agent: Mutex::new(None),
             approver: approver::HostApprover::new(events.clone(), config.approvals),
             user_cancel: Mutex::new(CancellationToken::new()),
-            interrupts: AtomicU64::new(0),
+            interrupts: watch::channel(0).0,
             events,
         });
         let task = tokio::spawn(actor::run(config, manager, shared.clone(), ops_rx));

@@ -183,3 +183,26 @@ fn an_approval_answered_from_stdin_applies_the_edit() {
     assert!(std::fs::read_to_string(&main_rs).unwrap().contains("new"));
     assert_eq!(s.finish(), Some(0));
 }
+
+#[test]
+fn an_interrupt_while_a_prompt_waits_for_a_starting_mcp_server_ends_it_at_once() {
+    let f = Workspace::new("fn main() {}\n");
+    // A server that never answers, given ten minutes to start: without the
+    // interrupt the prompt would wait for it that long.
+    std::fs::create_dir_all(&f.home).unwrap();
+    let server = support::mcp_server::server_toml("silent", "startup_timeout_sec = 600");
+    std::fs::write(
+        f.home.join("config.toml"),
+        format!("[mcp_servers.slow]\n{server}"),
+    )
+    .unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([Reply::openai_text("never asked")]));
+    let mut s = Session::start(&f, &mock.openai_base_url(), &[]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"go"}"#);
+    s.send(r#"{"type":"interrupt"}"#);
+    let lines = s.until(job_ended("p1"));
+    assert_eq!(lines.last().unwrap()["cause"], "user");
+    assert_eq!(s.finish(), Some(130));
+    assert_eq!(mock.request_count(), 0, "the model was never asked");
+}
