@@ -11,10 +11,9 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::json;
-use support::child_env::{Workspace, run};
+use support::child_env::{Workspace, git, run};
 use support::{MockModel, OpenAiStream, Reply};
 
 const MAIN: &str = "fn main() {\n    println!(\"committed\");\n}\n";
@@ -41,23 +40,6 @@ fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
         }
     }
     out
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
 }
 
 fn chmod(path: &Path, mode: u32) {

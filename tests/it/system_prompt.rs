@@ -5,13 +5,12 @@
 
 use crate::support;
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 use light_agent::context::environment::{MAP_CHARS, project_map};
 use light_agent::tool::fs::Root;
 use serde_json::json;
-use support::child_env::{Workspace, run, scrub};
+use support::child_env::{Workspace, git, run, scrub};
 use support::{MockModel, OpenAiStream, Reply};
 
 /// The tokens system prompt and tool definitions may take with every
@@ -31,27 +30,6 @@ fn exec(f: &Workspace, url: &str, args: &[&str]) -> Command {
     let mut cmd = command(f, &["exec", "--base-url", url, "--model", "mock-model"]);
     cmd.args(args);
     cmd
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// A repository on branch `feature-x` with one commit, then one file

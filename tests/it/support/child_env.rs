@@ -58,3 +58,26 @@ impl Workspace {
         Workspace { dir, home, repo }
     }
 }
+
+/// Runs `git args` in `dir` with a throwaway identity and no signing;
+/// panics with git's stderr when it fails.
+pub fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
