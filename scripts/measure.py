@@ -17,7 +17,8 @@ Prints the figures that docs/PERFORMANCE.md records:
     answer with a code block and a table each) in one TUI and prints VmRSS
     along the way and VmHWM at the end
   - an MCP server that takes 10 s to start: start → input prompt and
-    Enter → answer shown, with and without it (`--mcp-slow` runs just this)
+    Enter → answer shown, with and without it, and Esc → interrupted while a
+    prompt waits out its grace (`--mcp-slow` runs just this)
 
     cargo build --release --bins --examples && python3 scripts/measure.py [--runs 10]
 """
@@ -328,6 +329,25 @@ def mcp_slow(runs):
                 shutil.rmtree(home, ignore_errors=True)
             row(f"start -> input prompt, {name}", starts, "ms")
             row(f"Enter -> answer shown, {name}", answers, "ms")
+        # Esc while the prompt waits out the grace for the starting server:
+        # the host ends the wait at once instead of after the grace.
+        escs = []
+        for _ in range(runs):
+            home = tempfile.mkdtemp()
+            with open(os.path.join(home, "config.toml"), "w") as f:
+                f.write(slow)
+            pty = Pty(args, repo, env_for(home))
+            pty.wait_for(b"Ask anything")
+            mark = len(pty.buffer)
+            pty.send(b"go\r")
+            time.sleep(0.3)  # inside the 2 s grace
+            pressed = time.perf_counter()
+            pty.send(b"\x1b")
+            seen = pty.wait_for(b"interrupted", since=mark)
+            escs.append((seen - pressed) * 1000)
+            pty.close()
+            shutil.rmtree(home, ignore_errors=True)
+        row("Esc -> interrupted, during the MCP grace", escs, "ms")
     finally:
         model.send_signal(signal.SIGTERM)
         shutil.rmtree(repo, ignore_errors=True)
