@@ -16,7 +16,7 @@ use light_agent::config::{Paths, ProviderKind, Settings};
 use light_agent::context::{ContextConfig, PromptSection, project, skills};
 use light_agent::mcp::McpServers;
 use light_agent::permission::{Approver, Mode, Permits, Policy};
-use light_agent::sandbox::{SandboxMode, SandboxPolicy};
+use light_agent::sandbox::{DeniedReads, SandboxMode, SandboxPolicy};
 use light_agent::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
 use light_agent::tool::builtin::shell::{SecretFilter, Shell, ShellConfig};
 use light_agent::tool::builtin::{self, EditFormat};
@@ -231,7 +231,10 @@ pub fn agent(
         builtin::register_writing(agent.tool(), format).context("registering the writing tools")?;
     }
     let policy = Policy::new(mode, settings.permissions.rules.clone());
-    agent.set_permits(Permits::new(policy, gate.approver.clone()));
+    let denied = DeniedReads::resolve(paths.home.as_deref(), &deny_read(paths, settings));
+    agent.set_permits(
+        Permits::new(policy, gate.approver.clone()).with_read_denied(denied.paths().to_vec()),
+    );
     Ok((agent, warnings))
 }
 
@@ -270,6 +273,7 @@ pub fn shell(
     let sandbox = SandboxPolicy {
         mode: SandboxMode::parse(&settings.sandbox.mode).unwrap_or_default(),
         writable_roots: settings.sandbox.writable_roots.clone(),
+        deny_read: deny_read(paths, settings),
         network: settings.sandbox.network,
         simulate_unavailable: env
             .iter()
@@ -295,6 +299,21 @@ pub fn shell(
         },
         log_dir: paths.state_dir.join("shell"),
     })
+}
+
+/// What nothing sandboxed and no file tool may read beyond
+/// [`light_agent::sandbox::HOME_SECRETS`]: `[sandbox] deny_read` and
+/// light-agent's own private files wherever they are.
+fn deny_read(paths: &Paths, settings: &Settings) -> Vec<String> {
+    let own = paths.private_files();
+    let own = own.iter().filter_map(|p| p.to_str()).map(str::to_string);
+    settings
+        .sandbox
+        .deny_read
+        .iter()
+        .cloned()
+        .chain(own)
+        .collect()
 }
 
 /// Registers the shell tools on `agent` unless its permissions are

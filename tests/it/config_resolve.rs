@@ -629,3 +629,14 @@ fn a_named_provider_at_another_url_may_go_without_its_key() {
     assert_eq!(s.warnings.len(), 1);
     assert!(s.warnings[0].contains("OPENAI_API_KEY"), "{:?}", s.warnings);
 }
+
+#[test]
+fn sandbox_deny_read_takes_absolute_and_home_paths_and_refuses_relative_ones() {
+    let file = "model = \"m\"\n[sandbox]\ndeny_read = [\"~/.work-secrets\", \"/srv/keys\"]\n";
+    let settings = ready(Some(file), &all_keys(), &Flags::default());
+    assert_eq!(settings.sandbox.deny_read, ["~/.work-secrets", "/srv/keys"]);
+    assert!(show(&settings).contains("deny_read = [\"~/.work-secrets\", \"/srv/keys\"]"));
+    let bad = "model = \"m\"\n[sandbox]\ndeny_read = [\"relative/x\"]\n";
+    let error = run(Some(bad), &all_keys(), &Flags::default()).unwrap_err();
+    assert!(error.to_string().contains("start with ~/"), "{error}");
+}

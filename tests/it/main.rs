@@ -39,6 +39,7 @@ mod mcp_exec;
 mod mcp_list;
 mod permission_shell_rules;
 mod readme;
+mod sandbox_secrets;
 mod secret_redaction;
 mod session_log;
 mod session_lookup;
