@@ -127,10 +127,20 @@ impl DeniedReads {
 /// denied lies beneath it, nothing when it is itself denied, else the same
 /// split for each of its entries. A directory on the way to a denied path
 /// is therefore not listable itself (Landlock grants whole subtrees), but
-/// every other entry in it is reachable.
+/// every other entry in it is reachable. Denied paths that do not exist
+/// split nothing (`~/.cargo` stays whole without `~/.cargo/credentials`).
 pub fn grants_beneath(root: &Path, denied: &DeniedReads) -> Vec<PathBuf> {
+    let existing = DeniedReads {
+        paths: denied
+            .paths
+            .iter()
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
+            .cloned()
+            .collect(),
+        identities: HashSet::new(),
+    };
     let mut grants = Vec::new();
-    split(root, denied, &mut grants, 0);
+    split(root, &existing, &mut grants, 0);
     grants
 }
 
