@@ -3,6 +3,7 @@
 use tokio_util::sync::CancellationToken;
 
 use super::TurnOutcome;
+use super::hub::Notice;
 use super::stream::CallOutcome;
 use super::worker::Worker;
 use crate::ai::AiErrorKind;
@@ -109,14 +110,32 @@ impl Worker {
                 tools,
             };
             let calls = match self.call_model(request, meta, cancel).await {
-                CallOutcome::Finished { calls } => calls,
+                CallOutcome::Finished {
+                    calls,
+                    reported_input,
+                } => {
+                    self.context.calibrate(reported_input, built.uncalibrated);
+                    calls
+                }
                 CallOutcome::Cancelled => return (StopCause::User, self.interrupt_reason(), step),
                 CallOutcome::Stopped(message) => return (StopCause::Runtime, message, step),
                 CallOutcome::Failed(e)
                     if e.kind == AiErrorKind::ContextLength && !compacted_for_overflow =>
                 {
+                    // Our count was short for this provider: fit tighter
+                    // (and fold older steps) and send it once more.
+                    tracing::warn!(tokens = built.tokens, error = %e, "over the provider's window; refitting");
+                    self.context.tighten(built.uncalibrated);
+                    self.shared.hub.notice(Notice::Warning(format!(
+                        "the provider said the request (about {} tokens by our count) is over the model's context window ({}); fitted it tighter and sent it once more",
+                        built.tokens, e.message
+                    )));
                     compacted_for_overflow = true;
                     continue;
+                }
+                CallOutcome::Failed(e) if e.kind == AiErrorKind::ContextLength => {
+                    let message = format!("{e} (even after fitting the request tighter)");
+                    return (StopCause::Llm, message, step);
                 }
                 CallOutcome::Failed(e) => return (StopCause::Llm, e.to_string(), step),
             };

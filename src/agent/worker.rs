@@ -212,7 +212,10 @@ impl Worker {
             .load_recent(self.context.resume_bytes())
             .await
             .map_err(|e| AgentError::Session(e.to_string()))?;
-        let window = resume::window(recent.summary, recent.skipped_through, recent.events);
+        let (tail, skipped) = self
+            .context
+            .trim_resumed(recent.events, recent.skipped_through);
+        let window = resume::window(recent.summary, skipped, tail);
         let last = session
             .last_turn()
             .await

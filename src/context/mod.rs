@@ -107,8 +107,13 @@ pub struct BuildResult {
     /// The caller's new window when a summary was made: the summary followed
     /// by the steps it did not fold.
     pub window: Option<Vec<AgentEvent>>,
-    /// Estimated tokens of the request: system prompt, tools and events.
+    /// Estimated tokens of the request: system prompt, tools and events,
+    /// calibrated ([`estimate::Counter`]).
     pub tokens: u64,
+    /// The same request's uncalibrated dense count, what the provider's
+    /// reported input tokens are compared with
+    /// ([`ContextBuilder::calibrate`]).
+    pub uncalibrated: u64,
 }
 
 /// The history of one request as it will be sent, and its size.
@@ -145,6 +150,8 @@ pub enum ContextError {
 pub struct ContextBuilder {
     config: ContextConfig,
     system_prompt: Arc<str>,
+    /// This session's ratio of reported to estimated tokens.
+    calibration: estimate::Calibration,
 }
 
 impl ContextBuilder {
@@ -154,7 +161,28 @@ impl ContextBuilder {
         Self {
             config,
             system_prompt,
+            calibration: estimate::Calibration::default(),
         }
+    }
+
+    /// Learns from the provider's count: a request whose uncalibrated
+    /// estimate was `estimated` ([`BuildResult::uncalibrated`]) took
+    /// `reported` input tokens. Later requests are fitted by the largest
+    /// ratio of the last few, never below four bytes a token.
+    pub fn calibrate(&mut self, reported: u64, estimated: u64) {
+        self.calibration.observe(reported, estimated);
+    }
+
+    /// The provider refused a request whose uncalibrated estimate was
+    /// `estimated` as over its window: later requests are fitted tighter.
+    pub fn tighten(&mut self, estimated: u64) {
+        self.calibration
+            .observe_overflow(self.config.context_window, estimated);
+    }
+
+    /// How tokens are counted now.
+    pub fn counter(&self) -> estimate::Counter {
+        self.calibration.counter()
     }
 
     /// The configuration this builder was made with.
@@ -185,11 +213,43 @@ impl ContextBuilder {
         (self.compact_threshold() as usize).saturating_mul(4) / 2
     }
 
+    /// A resumed tail ([`ContextBuilder::resume_bytes`] of the log, read
+    /// at four bytes a token) held to half the summary threshold as tokens
+    /// are counted now: dense text weighs more than its bytes, so whole
+    /// turns are left out from the front (the last one always stays) and
+    /// `skipped_through` moves past them.
+    pub fn trim_resumed(
+        &self,
+        mut tail: Vec<AgentEvent>,
+        mut skipped_through: Option<Meta>,
+    ) -> (Vec<AgentEvent>, Option<Meta>) {
+        let counter = self.counter();
+        let budget = self.compact_threshold() / 2;
+        let mut total: u64 = tail.iter().map(|e| counter.event(e)).sum();
+        while total > budget {
+            let Some(first) = tail.first().map(|e| e.meta().turn) else {
+                break;
+            };
+            let cut = tail.iter().take_while(|e| e.meta().turn == first).count();
+            if cut == tail.len() {
+                break;
+            }
+            for event in tail.drain(..cut) {
+                total -= counter.event(&event);
+                skipped_through = Some(event.meta());
+            }
+        }
+        (tail, skipped_through)
+    }
+
     /// How large summary requests and what they make may be.
     pub fn summary_limits(&self) -> SummaryLimits {
         let window = self.config.context_window as f64;
+        // Summary slices are measured uncalibrated: a session whose provider
+        // counts more than we do gets smaller slices.
+        let scale = self.counter().ratio().max(1.0);
         SummaryLimits {
-            request_tokens: self.request_budget(),
+            request_tokens: (self.request_budget() as f64 / scale) as u64,
             note_tokens: (window * NOTE_SHARE) as u64,
             index_tokens: (window * INDEX_SHARE) as u64,
         }
@@ -204,14 +264,15 @@ impl ContextBuilder {
     /// Characters of one page of `recall_indexed`: half of what the history
     /// may take besides the summary, so a page arrives whole.
     pub fn recall_page_chars(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> usize {
+        let counter = self.counter();
         let summary: u64 = window
             .iter()
             .filter(|e| matches!(e, AgentEvent::AgentSummary { .. }))
-            .map(estimate::event_tokens)
+            .map(|e| counter.event(e))
             .sum();
         let room = self
             .request_budget()
-            .saturating_sub(estimate::fixed_tokens(&self.system_prompt, tools))
+            .saturating_sub(counter.fixed(&self.system_prompt, tools))
             .saturating_sub(summary.min(self.summary_limits().note_tokens * 2))
             .saturating_sub(256);
         // Four bytes a token; escaping takes up to a tenth more.
@@ -231,7 +292,7 @@ impl ContextBuilder {
         force: bool,
         now: Meta,
     ) -> Result<BuildResult, ContextError> {
-        let fixed = estimate::fixed_tokens(&self.system_prompt, tools);
+        let fixed = self.counter().fixed(&self.system_prompt, tools);
         self.check_prompt(window, fixed)?;
         if self.config.strategy
             && (force || self.needs_summary(window, fixed))
@@ -239,31 +300,42 @@ impl ContextBuilder {
                 summary::summarise(window, adaptor, now, self.summary_limits()).await?
         {
             let prepared = self.prepare(&folded.window, tools);
+            let uncalibrated = self.uncalibrated(&prepared.events, tools);
             return Ok(BuildResult {
                 system_prompt: self.system_prompt.clone(),
                 events: prepared.events,
                 summary: Some(folded.summary),
                 window: Some(folded.window),
                 tokens: prepared.tokens,
+                uncalibrated,
             });
         }
         let prepared = self.prepare(window, tools);
+        let uncalibrated = self.uncalibrated(&prepared.events, tools);
         Ok(BuildResult {
             system_prompt: self.system_prompt.clone(),
             events: prepared.events,
             summary: None,
             window: None,
+            uncalibrated,
             tokens: prepared.tokens,
         })
+    }
+
+    /// The uncalibrated dense count of a request of `events`.
+    fn uncalibrated(&self, events: &[AgentEvent], tools: &[ToolSpec]) -> u64 {
+        estimate::fixed_tokens(&self.system_prompt, tools)
+            + events.iter().map(estimate::event_tokens).sum::<u64>()
     }
 
     /// The window as the model should see it (no summary made), fitted into
     /// the request budget.
     pub fn prepare(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> Prepared {
-        let fixed = estimate::fixed_tokens(&self.system_prompt, tools);
+        let counter = self.counter();
+        let fixed = counter.fixed(&self.system_prompt, tools);
         if !self.config.strategy {
             let events = compress::without_accounting(window);
-            let tokens = fixed + events.iter().map(estimate::event_tokens).sum::<u64>();
+            let tokens = fixed + events.iter().map(|e| counter.event(e)).sum::<u64>();
             return Prepared { events, tokens };
         }
         let bounded = self.bounded(window);
@@ -272,6 +344,7 @@ impl ContextBuilder {
             window,
             compress::compress(window),
             self.request_budget().saturating_sub(fixed),
+            counter,
         );
         Prepared {
             events: fitted.events,
@@ -285,7 +358,7 @@ impl ContextBuilder {
         let bounded = self.bounded(window);
         let window = bounded.as_deref().unwrap_or(window);
         let compressed = compress::compress(window);
-        fixed + fit::minimal_tokens(window, &compressed) >= self.compact_threshold()
+        fixed + fit::minimal_tokens(window, &compressed, self.counter()) >= self.compact_threshold()
     }
 
     /// The window with every summary held to its budget; `None` when all are
@@ -325,7 +398,7 @@ impl ContextBuilder {
         let Some(AgentEvent::Input { .. }) = last else {
             return Ok(());
         };
-        let prompt_tokens = last.map(estimate::event_tokens).unwrap_or(0);
+        let prompt_tokens = last.map(|e| self.counter().event(e)).unwrap_or(0);
         // The summary, if any, must fit beside it.
         let room = self
             .request_budget()

@@ -434,10 +434,8 @@ async fn resuming_a_long_log_loads_its_tail_and_the_first_request_fits() {
     let mock = MockModel::start([Reply::openai_text("resumed"), Reply::openai_text("again")]).await;
     let agent = agent_on(&repo, session.clone(), &mock, 8_000);
     agent.load_session().await.unwrap();
-    assert_eq!(
-        agent.prompt("where were we?").await.unwrap().cause,
-        StopCause::Done
-    );
+    let outcome = agent.prompt("where were we?").await.unwrap();
+    assert_eq!(outcome.cause, StopCause::Done, "{}", outcome.message);
     assert_eq!(
         agent.prompt("and now?").await.unwrap().cause,
         StopCause::Done

@@ -10,6 +10,7 @@ mod agent_context;
 mod agent_lifecycle;
 mod agent_loop;
 mod agent_retries;
+mod agent_token_count;
 mod agent_undo;
 mod agent_vendors;
 mod agent_window;
