@@ -102,7 +102,7 @@ impl Worker {
                 .window_tokens
                 .store(built.tokens, std::sync::atomic::Ordering::Relaxed);
             self.recall
-                .set_page_chars(self.context.recall_page_chars(&self.window, &tools));
+                .set_page(self.context.recall_page(&self.window, &tools));
 
             let request = crate::ai::StreamRequest {
                 system_prompt: built.system_prompt.to_string(),

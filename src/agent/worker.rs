@@ -332,7 +332,7 @@ impl Worker {
         let tokens = self.context.request_tokens(&self.window, &specs);
         self.shared.window_tokens.store(tokens, Ordering::Relaxed);
         self.recall
-            .set_page_chars(self.context.recall_page_chars(&self.window, &specs));
+            .set_page(self.context.recall_page(&self.window, &specs));
     }
 
     pub(super) fn interrupt_reason(&self) -> String {

@@ -145,6 +145,34 @@ pub enum ContextError {
     },
 }
 
+/// Tokens kept free beside a recall page: the call that asked for it and
+/// its result's envelope.
+const RECALL_MARGIN: u64 = 256;
+/// A recall page is never smaller than this many tokens.
+const MIN_RECALL_PAGE_TOKENS: u64 = 64;
+
+/// How large one page of `recall_indexed` may be: at most `chars`
+/// characters and at most `tokens` as `counter` counts them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecallPage {
+    /// Characters at most.
+    pub chars: usize,
+    /// Tokens at most.
+    pub tokens: u64,
+    /// How the tokens are counted.
+    pub counter: estimate::Counter,
+}
+
+impl Default for RecallPage {
+    fn default() -> Self {
+        RecallPage {
+            chars: 16_000,
+            tokens: 4_000,
+            counter: estimate::Counter::UNCALIBRATED,
+        }
+    }
+}
+
 /// Builds the model's context from the session window.
 #[derive(Debug, Clone)]
 pub struct ContextBuilder {
@@ -261,22 +289,34 @@ impl ContextBuilder {
         self.prepare(window, tools).tokens
     }
 
-    /// Characters of one page of `recall_indexed`: half of what the history
-    /// may take besides the summary, so a page arrives whole.
-    pub fn recall_page_chars(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> usize {
+    /// One page of `recall_indexed`: as much as fits beside the rest of
+    /// the request once every older hot result is indexed (what
+    /// [`fit`](fit::fit) does before it touches the newest), at least half
+    /// of the room left now and at least a fifth of the window where that
+    /// fits. Counted by the session's calibrated counter.
+    pub fn recall_page(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> RecallPage {
         let counter = self.counter();
-        let summary: u64 = window
-            .iter()
-            .filter(|e| matches!(e, AgentEvent::AgentSummary { .. }))
-            .map(|e| counter.event(e))
-            .sum();
-        let room = self
-            .request_budget()
-            .saturating_sub(counter.fixed(&self.system_prompt, tools))
-            .saturating_sub(summary.min(self.summary_limits().note_tokens * 2))
-            .saturating_sub(256);
-        // Four bytes a token; escaping takes up to a tenth more.
-        ((room / 2) as usize * 4 * 9 / 10).max(256)
+        let fixed = counter.fixed(&self.system_prompt, tools);
+        let bounded = self.bounded(window);
+        let window = bounded.as_deref().unwrap_or(window);
+        let compressed = compress::compress(window);
+        let now: u64 = compressed.iter().map(|e| counter.event(e)).sum();
+        let least = fit::minimal_tokens(window, &compressed, counter);
+        let budget = self.request_budget().saturating_sub(fixed + RECALL_MARGIN);
+        // Room when every older hot result gives way, and room as it is.
+        let free_all = budget.saturating_sub(least);
+        let free_now = budget.saturating_sub(now);
+        let tokens = (free_now / 2)
+            .max(self.config.context_window / 5)
+            .min(free_all)
+            .max(MIN_RECALL_PAGE_TOKENS);
+        // Four bytes a token, escaping a tenth more, a calibration above one less.
+        let chars = (tokens as f64 * 4.0 * 0.9 / counter.ratio().max(1.0)) as usize;
+        RecallPage {
+            chars: chars.max(MIN_RECALL_PAGE_TOKENS as usize),
+            tokens,
+            counter,
+        }
     }
 
     /// Builds the context for the next call. With `force` (the `/compact`
@@ -470,5 +510,76 @@ mod tests {
             !prompt.contains("tree"),
             "no file-tool guidance unless the host passes it"
         );
+    }
+
+    fn result(id: &str, text: String, meta: Meta) -> AgentEvent {
+        AgentEvent::ToolResult {
+            outcome: crate::protocol::ToolOutcome {
+                id: id.into(),
+                name: "read_file".into(),
+                result: text,
+                is_error: false,
+                display: None,
+            },
+            meta,
+        }
+    }
+
+    fn call(id: &str, tool: &str, meta: Meta) -> AgentEvent {
+        AgentEvent::ToolCalls {
+            calls: vec![crate::protocol::ToolCall {
+                id: id.into(),
+                name: tool.into(),
+                args: serde_json::json!({"id": "c1", "_intent": "need it"}),
+            }],
+            meta,
+        }
+    }
+
+    /// Issue #23.5: with a large system prompt, a summary and big hot
+    /// results, half of the room left was a sliver of the window; older hot
+    /// results now give way so the page is a fifth of the window, and it
+    /// still reaches the model whole within the budget.
+    #[test]
+    fn a_recall_page_is_a_fifth_of_the_window_and_arrives_whole() {
+        let builder = ContextBuilder::new(ContextConfig {
+            prompts: vec![PromptSection::new(
+                "rules",
+                "Follow the rules. ".repeat(700),
+            )],
+            context_window: 8_000,
+            ..ContextConfig::default()
+        });
+        let code = |n: usize| "    let value = compute(input, &options);\n".repeat(n);
+        let mut window = vec![
+            AgentEvent::AgentSummary {
+                text: "earlier work ".repeat(300),
+                covers_through: Meta::new(1, 9),
+                meta: Meta::new(1, 9),
+            },
+            AgentEvent::Input {
+                text: "go on".into(),
+                source: crate::protocol::InputSource::User,
+                meta: Meta::new(2, 1),
+            },
+        ];
+        for (step, id) in [(1, "c1"), (2, "c2")] {
+            window.push(call(id, "read_file", Meta::new(2, step)));
+            window.push(result(id, code(120), Meta::new(2, step)));
+        }
+        let page = builder.recall_page(&window, &[]);
+        assert!(page.tokens >= 8_000 / 5, "{page:?}");
+        // The page placed as the newest result: older ones are indexed and
+        // the page stays whole, within the budget.
+        let meta = Meta::new(2, 3);
+        window.push(call("r1", "recall_indexed", meta));
+        let text: String = code(400).chars().take(page.chars).collect();
+        assert!(page.counter.text(&text) <= page.tokens);
+        window.push(result("r1", text.clone(), meta));
+        let prepared = builder.prepare(&window, &[]);
+        assert!(prepared.tokens <= builder.request_budget());
+        assert!(prepared.events.iter().any(
+            |e| matches!(e, AgentEvent::ToolResult { outcome, .. } if outcome.id == "r1" && outcome.result == text)
+        ));
     }
 }

@@ -243,6 +243,14 @@ async fn a_page_of_recall_reaches_the_model_whole_and_within_the_window() {
         .unwrap()
         .result;
     assert!(body.len() > 4_000 && original.starts_with(body));
+    // Issue #23.5: the page takes the room it needs — older hot results give
+    // way so that it is at least a fifth of the window.
+    let tokens = light_agent::context::estimate::text_tokens(body);
+    assert!(
+        tokens >= 8_000 / 5,
+        "a {tokens}-token page ({} chars)",
+        body.len()
+    );
 }
 
 #[tokio::test]
