@@ -13,11 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use light_agent::agent::{Agent, AgentConfig, LoopConfig, Notice};
-use light_agent::context::{ContextConfig, PromptSection};
 use light_agent::protocol::StopCause;
 use light_agent::tool::builtin;
 use serde_json::json;
-use support::agent_harness::write_demo_repo;
+use support::agent_harness::{tools_context, write_demo_repo};
 use support::vendors::{Vendor, gemini_error};
 use support::{
     AnthropicStream, GeminiStream, MockModel, OpenAiStream, RecordedRequest, Reply, ResponsesStream,
@@ -148,14 +147,7 @@ fn agent(vendor: Vendor, mock: &MockModel, repo: &std::path::Path, window: u64) 
         cwd: repo.to_path_buf(),
         session: None,
         adaptor: vendor.adaptor(mock),
-        context: ContextConfig {
-            prompts: vec![PromptSection::new(
-                builtin::TOOL_PROMPTS_NAME,
-                builtin::tool_prompts(),
-            )],
-            context_window: window,
-            ..ContextConfig::default()
-        },
+        context: tools_context(window),
         loop_config: LoopConfig {
             max_steps: 10,
             ..LoopConfig::default()

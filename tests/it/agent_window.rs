@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use light_agent::agent::{Agent, AgentConfig, LoopConfig};
 use light_agent::ai::{HttpOptions, OpenAiAdaptor, RetryPolicy};
-use light_agent::context::{ContextConfig, PromptSection};
 use light_agent::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
 use light_agent::session::{AgentSession, SessionManager};
 use light_agent::tool::{ToolContext, builtin};
 use serde_json::{Value, json};
+use support::agent_harness::tools_context;
 use support::{MockModel, OpenAiStream, Reply};
 use tokio_util::sync::CancellationToken;
 
@@ -69,14 +69,7 @@ fn agent_on(repo: &Path, session: AgentSession, mock: &MockModel, window: u64) -
         cwd: repo.to_path_buf(),
         session: Some(session),
         adaptor: Arc::new(adaptor),
-        context: ContextConfig {
-            prompts: vec![PromptSection::new(
-                builtin::TOOL_PROMPTS_NAME,
-                builtin::tool_prompts(),
-            )],
-            context_window: window,
-            ..ContextConfig::default()
-        },
+        context: tools_context(window),
         loop_config: LoopConfig {
             max_steps: 200,
             retry: RetryPolicy {
