@@ -1,8 +1,10 @@
 //! Writes a session of N events (default 100 000) for a directory, so that
-//! start-up with a long history can be measured (`scripts/measure.py`).
+//! start-up with a long history can be measured (`scripts/measure.py`);
+//! an optional third argument makes every tool result that many bytes of
+//! code-like text (default: a short grep hit).
 //!
 //! ```sh
-//! LIGHT_AGENT_HOME=/tmp/home cargo run --release --example big_session -- /path/to/repo 100000
+//! LIGHT_AGENT_HOME=/tmp/home cargo run --release --example big_session -- /path/to/repo 100000 [RESULT_BYTES]
 //! ```
 
 use light_agent::config::Paths;
@@ -19,6 +21,14 @@ async fn main() -> anyhow::Result<()> {
         .map(|n| n.parse())
         .transpose()?
         .unwrap_or(100_000);
+    let result_bytes: Option<usize> = args.next().map(|n| n.parse()).transpose()?;
+    let result = match result_bytes {
+        None => "src/main.rs:1\n  fn main() {}".to_string(),
+        Some(bytes) => {
+            let line = "    let value = compute(input, &options).unwrap_or_default();\n";
+            line.repeat(bytes / line.len() + 1)[..bytes].to_string()
+        }
+    };
     let home = std::env::var_os("LIGHT_AGENT_HOME").map(std::path::PathBuf::from);
     let paths = Paths::resolve(home.as_deref())?;
     let manager = SessionManager::open(&paths.db_file)?;
@@ -48,7 +58,7 @@ async fn main() -> anyhow::Result<()> {
                 outcome: ToolOutcome {
                     id,
                     name: "grep".into(),
-                    result: "src/main.rs:1\n  fn main() {}".into(),
+                    result: result.clone(),
                     is_error: false,
                     display: None,
                 },

@@ -273,7 +273,8 @@ async fn run_config(
             output::print(&config::show(settings))?;
             let tokens = build::prompt_tokens(cwd, &setup.paths, settings)?;
             output::print(&format!(
-                "\n[prompt]\n# system prompt + every built-in tool's definition, estimated tokens here\nbase_tokens = {tokens}\n"
+                "\n[prompt]\n# system prompt + every built-in tool's definition, estimated tokens here\n# (four bytes a token; the window is fitted by the dense count, an upper bound)\nbase_tokens = {}\nbase_tokens_dense = {}\n",
+                tokens.plain, tokens.dense
             ))?;
         }
     }

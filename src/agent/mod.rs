@@ -36,7 +36,7 @@ use crate::permission::Permits;
 use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
-use crate::tool::fs::Root;
+use crate::tool::fs::{DeniedReads, Root};
 use crate::tool::journal::Journal;
 use crate::tool::seen::SeenFiles;
 
@@ -218,8 +218,9 @@ struct Shared {
     model: Mutex<(String, bool)>,
     context_window: u64,
     context_strategy: bool,
-    /// What gated tool calls may do; replaced by [`Agent::set_permits`].
-    permits: Mutex<Permits>,
+    /// What gated tool calls may do, with the read deny list resolved from
+    /// its paths; replaced by [`Agent::set_permits`].
+    permits: Mutex<(Permits, Arc<DeniedReads>)>,
     /// What the agent last saw of each file (the writing tools' stale guard).
     seen: SeenFiles,
     /// The session and working directory the user's own commands record
@@ -238,6 +239,11 @@ impl Shared {
 
     /// The permits the next tool calls run with.
     fn permits(&self) -> Permits {
+        self.permits_and_denied().0
+    }
+
+    /// The permits and the read deny list the file tools enforce.
+    fn permits_and_denied(&self) -> (Permits, Arc<DeniedReads>) {
         self.permits
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -318,7 +324,7 @@ impl Agent {
             )),
             context_window: config.context.context_window,
             context_strategy: config.context.strategy,
-            permits: Mutex::new(Permits::default()),
+            permits: Mutex::new((Permits::default(), Arc::default())),
             seen: SeenFiles::default(),
             journal_base: config.session.clone().zip(root.clone().ok()),
         });
@@ -479,13 +485,15 @@ impl Agent {
 
     /// Replaces what gated tool calls (edits, commands) may do; calls that
     /// start afterwards use the new permits. The default asks nobody and so
-    /// denies what is not allowed by a rule.
+    /// denies what is not allowed by a rule. The file tools refuse what
+    /// [`Permits::read_denied`] lists from then on.
     pub fn set_permits(&self, permits: Permits) {
+        let denied = Arc::new(DeniedReads::from_paths(permits.read_denied()));
         *self
             .shared
             .permits
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = permits;
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = (permits, denied);
     }
 
     /// The permits gated tool calls run with (for `/permissions`).

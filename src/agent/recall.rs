@@ -8,20 +8,17 @@
 //! bodies concatenated are the original, byte for byte.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::context::RecallPage;
 use crate::protocol::AgentEvent;
 use crate::session::{AgentSession, CallRecord};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
 const DESCRIPTION: &str = "The full body of a call shown as an `indexed_tool_result` placeholder, in pages (`[recall page: …]` names the next offset).";
-
-/// Characters of a page until the agent sets the real size.
-const DEFAULT_PAGE_CHARS: usize = 16_000;
 
 /// Arguments of `recall_indexed`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -45,7 +42,7 @@ pub(super) struct Memory {
 pub struct RecallTool {
     pub(super) session: Option<AgentSession>,
     memory: Arc<Mutex<Memory>>,
-    page_chars: Arc<AtomicUsize>,
+    page: Arc<Mutex<RecallPage>>,
 }
 
 impl RecallTool {
@@ -54,18 +51,23 @@ impl RecallTool {
         Self {
             session,
             memory: Arc::default(),
-            page_chars: Arc::new(AtomicUsize::new(DEFAULT_PAGE_CHARS)),
+            page: Arc::default(),
         }
     }
 
-    /// Sets the characters of one page (what the context can hold whole).
-    pub(super) fn set_page_chars(&self, chars: usize) {
-        self.page_chars.store(chars.max(1), Ordering::Relaxed);
+    /// Sets how large one page may be (what the context can hold whole).
+    pub(super) fn set_page(&self, page: RecallPage) {
+        *self.page.lock().unwrap_or_else(|p| p.into_inner()) = page;
     }
 
-    /// The characters of one page.
+    /// How large one page may be.
+    pub(super) fn page_size(&self) -> RecallPage {
+        *self.page.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The characters of one page at most.
     pub(super) fn page_chars(&self) -> usize {
-        self.page_chars.load(Ordering::Relaxed)
+        self.page_size().chars
     }
 
     /// Keeps calls and results for recall when there is no session to read
@@ -118,11 +120,14 @@ impl RecallTool {
 }
 
 /// The page of `result` starting at character `offset`: the whole result
-/// when it fits one page, else a `[recall page: …]` line and the slice.
-fn page(id: &str, result: &str, offset: u64, page_chars: usize) -> Result<String, String> {
+/// when it fits one page, else a `[recall page: …]` line and the slice —
+/// at most `size.chars` characters, cut shorter while the slice counts
+/// more than `size.tokens` (dense text).
+fn page(id: &str, result: &str, offset: u64, size: RecallPage) -> Result<String, String> {
     let chars = result.chars().count();
     let offset = usize::try_from(offset).unwrap_or(usize::MAX);
-    if offset == 0 && chars <= page_chars {
+    let fits = |text: &str| size.counter.text(text) <= size.tokens;
+    if offset == 0 && chars <= size.chars && fits(result) {
         return Ok(result.to_string());
     }
     if offset >= chars {
@@ -130,13 +135,27 @@ fn page(id: &str, result: &str, offset: u64, page_chars: usize) -> Result<String
             "[what]: offset {offset} is past the end of result `{id}` ({chars} characters)\n[how]: pass an offset below {chars}, or none for the start"
         ));
     }
-    let end = (offset + page_chars).min(chars);
     let byte = |at: usize| {
         result
             .char_indices()
             .nth(at)
             .map_or(result.len(), |(b, _)| b)
     };
+    let start = byte(offset);
+    let mut end = (offset + size.chars).min(chars);
+    if !fits(&result[start..byte(end)]) {
+        // The longest slice that fits, by bisection (at least one character).
+        let (mut low, mut high) = (offset + 1, end);
+        while low < high {
+            let middle = (low + high).div_ceil(2);
+            if fits(&result[start..byte(middle)]) {
+                low = middle;
+            } else {
+                high = middle - 1;
+            }
+        }
+        end = low;
+    }
     let next = if end < chars {
         format!("next page: recall_indexed({{ id: \"{id}\", offset: {end} }})")
     } else {
@@ -144,7 +163,7 @@ fn page(id: &str, result: &str, offset: u64, page_chars: usize) -> Result<String
     };
     Ok(format!(
         "[recall page: characters {offset}–{end} of {chars} of result {id}; {next}]\n{}",
-        &result[byte(offset)..byte(end)]
+        &result[start..byte(end)]
     ))
 }
 
@@ -178,7 +197,7 @@ impl Tool for RecallTool {
             None => self.lock().results.get(id).cloned(),
         };
         match found {
-            Some(result) => match page(id, &result, args.offset.unwrap_or(0), self.page_chars()) {
+            Some(result) => match page(id, &result, args.offset.unwrap_or(0), self.page_size()) {
                 Ok(text) => ToolOutput::ok(text),
                 Err(message) => ToolOutput::error(message),
             },
@@ -192,6 +211,8 @@ impl Tool for RecallTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::context::RecallPage;
 
     fn body(page: &str) -> &str {
         if page.starts_with("[recall page:") {
@@ -209,7 +230,7 @@ mod tests {
         let mut joined = String::new();
         let mut pages = 0;
         loop {
-            let text = page("c1", &original, offset, 1_000).unwrap();
+            let text = page("c1", &original, offset, by_chars(1_000)).unwrap();
             joined.push_str(body(&text));
             pages += 1;
             match text.split_once("offset: ") {
@@ -223,7 +244,29 @@ mod tests {
 
     #[test]
     fn a_result_that_fits_one_page_comes_back_as_it_is() {
-        assert_eq!(page("c1", "short", 0, 1_000).unwrap(), "short");
-        assert!(page("c1", "short", 9, 1_000).is_err());
+        assert_eq!(page("c1", "short", 0, by_chars(1_000)).unwrap(), "short");
+        assert!(page("c1", "short", 9, by_chars(1_000)).is_err());
+    }
+
+    fn by_chars(chars: usize) -> RecallPage {
+        RecallPage {
+            chars,
+            tokens: u64::MAX,
+            ..RecallPage::default()
+        }
+    }
+
+    #[test]
+    fn dense_text_makes_a_page_shorter_but_never_over_its_tokens() {
+        let dense = "aB3dE6gH9jK2mN5pQ8".repeat(500);
+        let size = RecallPage {
+            chars: 4_000,
+            tokens: 500,
+            ..RecallPage::default()
+        };
+        let text = page("c1", &dense, 0, size).unwrap();
+        let body = body(&text);
+        assert!(size.counter.text(body) <= 500, "{}", body.len());
+        assert!(body.len() > 400 && body.len() < 4_000, "{}", body.len());
     }
 }

@@ -14,8 +14,12 @@ use crate::protocol::Notice;
 use crate::protocol::{AgentEvent, Meta, ToolCall};
 
 pub(super) enum CallOutcome {
-    /// The model answered; these are its tool calls (maybe none).
-    Finished { calls: Vec<ToolCall> },
+    /// The model answered; these are its tool calls (maybe none), and the
+    /// input tokens the provider reported for the request (0: none).
+    Finished {
+        calls: Vec<ToolCall>,
+        reported_input: u64,
+    },
     /// The user interrupted.
     Cancelled,
     /// The call failed for good.
@@ -130,7 +134,11 @@ impl Worker {
         }
         events.extend(attempt.finals);
         let mut calls = Vec::new();
+        let mut reported_input = 0;
         for mut event in events {
+            if let AgentEvent::AgentTrace { usage, .. } = &event {
+                reported_input = usage.input;
+            }
             if let AgentEvent::ToolCalls { calls: these, .. } = &mut event {
                 self.make_call_ids_unique(these, meta).await;
                 calls.extend(these.iter().cloned());
@@ -139,7 +147,10 @@ impl Worker {
                 return CallOutcome::Stopped(message);
             }
         }
-        CallOutcome::Finished { calls }
+        CallOutcome::Finished {
+            calls,
+            reported_input,
+        }
     }
 
     /// Commits what the user already saw of a stream that did not finish.

@@ -30,9 +30,13 @@ impl Worker {
             Ok(root) => root,
             Err(why) => return self.refuse_tools(&calls, meta, &why).await,
         };
-        let mut ctx = ToolContext::with_root(root, cancel.clone());
+        let (permits, denied) = self.shared.permits_and_denied();
+        let mut ctx = ToolContext::with_root(root.denying(denied.clone()), cancel.clone());
         ctx.read_roots = self.skill_roots.snapshot();
-        ctx.permits = self.shared.permits();
+        for root in &mut ctx.read_roots {
+            *root = root.denying(denied.clone());
+        }
+        ctx.permits = permits;
         ctx.seen = self.shared.seen.clone();
         ctx.journal = self.session.as_ref().map(|session| {
             Journal::new(Arc::new(SessionJournal {

@@ -8,6 +8,7 @@ use super::stream::CallOutcome;
 use super::worker::Worker;
 use crate::ai::AiErrorKind;
 use crate::context::ContextError;
+use crate::protocol::Notice;
 use crate::protocol::{AgentEvent, InputSource, Meta, StopCause};
 
 impl Worker {
@@ -105,7 +106,7 @@ impl Worker {
                 .window_tokens
                 .store(built.tokens, std::sync::atomic::Ordering::Relaxed);
             self.recall
-                .set_page_chars(self.context.recall_page_chars(&self.window, &tools));
+                .set_page(self.context.recall_page(&self.window, &tools));
 
             let images = self.request_images(&built.events).await;
             let request = crate::ai::StreamRequest {
@@ -115,14 +116,32 @@ impl Worker {
                 images,
             };
             let calls = match self.call_model(request, meta, cancel).await {
-                CallOutcome::Finished { calls } => calls,
+                CallOutcome::Finished {
+                    calls,
+                    reported_input,
+                } => {
+                    self.context.calibrate(reported_input, built.uncalibrated);
+                    calls
+                }
                 CallOutcome::Cancelled => return (StopCause::User, self.interrupt_reason(), step),
                 CallOutcome::Stopped(message) => return (StopCause::Runtime, message, step),
                 CallOutcome::Failed(e)
                     if e.kind == AiErrorKind::ContextLength && !compacted_for_overflow =>
                 {
+                    // Our count was short for this provider: fit tighter
+                    // (and fold older steps) and send it once more.
+                    tracing::warn!(tokens = built.tokens, error = %e, "over the provider's window; refitting");
+                    self.context.tighten(built.uncalibrated);
+                    self.shared.hub.notice(Notice::warning(format!(
+                        "the provider said the request (about {} tokens by our count) is over the model's context window ({}); fitted it tighter and sent it once more",
+                        built.tokens, e.message
+                    )));
                     compacted_for_overflow = true;
                     continue;
+                }
+                CallOutcome::Failed(e) if e.kind == AiErrorKind::ContextLength => {
+                    let message = format!("{e} (even after fitting the request tighter)");
+                    return (StopCause::Llm, message, step);
                 }
                 CallOutcome::Failed(e) => return (StopCause::Llm, e.to_string(), step),
             };

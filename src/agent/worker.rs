@@ -215,7 +215,10 @@ impl Worker {
             .load_recent(self.context.resume_bytes())
             .await
             .map_err(|e| AgentError::Session(e.to_string()))?;
-        let window = resume::window(recent.summary, recent.skipped_through, recent.events);
+        let (tail, skipped) = self
+            .context
+            .trim_resumed(recent.events, recent.skipped_through);
+        let window = resume::window(recent.summary, skipped, tail);
         let last = session
             .last_turn()
             .await
@@ -332,7 +335,7 @@ impl Worker {
         let tokens = self.context.request_tokens(&self.window, &specs);
         self.shared.window_tokens.store(tokens, Ordering::Relaxed);
         self.recall
-            .set_page_chars(self.context.recall_page_chars(&self.window, &specs));
+            .set_page(self.context.recall_page(&self.window, &specs));
     }
 
     pub(super) fn interrupt_reason(&self) -> String {

@@ -65,8 +65,15 @@ pub(crate) enum FailureClass {
     Server,
 }
 
-const CONTEXT_CODES: [&str; 2] = ["context_length_exceeded", "context_length"];
-const CONTEXT_PHRASES: [&str; 6] = [
+const CONTEXT_CODES: [&str; 3] = [
+    "context_length_exceeded",
+    "context_length",
+    // llama.cpp's server
+    "exceed_context_size_error",
+];
+const CONTEXT_PHRASES: [&str; 7] = [
+    // llama.cpp: "the request exceeds the available context size"
+    "context size",
     "maximum context length",
     "prompt is too long",
     "context window",
@@ -588,5 +595,10 @@ mod tests {
         assert_eq!(numeric.kind, AiErrorKind::Request);
         let too_long = stream_error(&json!({"error":{"message":"exceeds the context window"}}));
         assert_eq!(too_long.kind, AiErrorKind::ContextLength);
+        let llama = stream_error(
+            &json!({"error":{"code":400,"type":"exceed_context_size_error",
+            "message":"the request exceeds the available context size, try increasing it"}}),
+        );
+        assert_eq!(llama.kind, AiErrorKind::ContextLength);
     }
 }

@@ -75,9 +75,12 @@ fn info_json(s: &SessionInfo) -> serde_json::Value {
 
 /// Events read from the store per page while printing a session.
 const SHOW_PAGE: usize = 256;
+/// Stored bytes per page at most (a page of large tool results stops early).
+const SHOW_PAGE_BYTES: usize = 256 * 1024;
 
 /// Prints one session, as markdown or as JSON lines, page by page from the
-/// database, so memory stays bounded however long the log is.
+/// database (pages bounded in events and bytes) and event by event to the
+/// output, so memory stays bounded however long the log and its events are.
 pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit> {
     let id = &manager.resolve(id).await?;
     let session = manager.open_session(id).await?;
@@ -89,7 +92,9 @@ pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit
     }
     let mut after = 0;
     loop {
-        let page = session.events_after(after, SHOW_PAGE).await?;
+        let page = session
+            .events_after(after, SHOW_PAGE, SHOW_PAGE_BYTES)
+            .await?;
         let Some((last, _)) = page.last() else {
             break;
         };
@@ -99,10 +104,10 @@ pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit
                 out.json_line(&serde_json::to_string(event)?)?;
             } else {
                 push_markdown(&mut text, event);
+                out.text(&text)?;
+                text.clear();
             }
         }
-        out.text(&text)?;
-        text.clear();
     }
     out.text(&text)?;
     out.flush()?;

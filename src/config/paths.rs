@@ -21,6 +21,9 @@ pub struct Paths {
     pub log_dir: PathBuf,
     /// Directory of global skills (`config_dir/skills`).
     pub skills_dir: PathBuf,
+    /// The user's home directory, whose secrets nothing sandboxed reads;
+    /// `None` when the platform knows none.
+    pub home: Option<PathBuf>,
 }
 
 impl Paths {
@@ -62,7 +65,21 @@ impl Paths {
             config_dir,
             data_dir,
             state_dir,
+            home: directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()),
         }
+    }
+
+    /// light-agent's own files nothing sandboxed and no file tool may read:
+    /// the config file (it may hold keys), the session database (every
+    /// conversation of every project) and the logs.
+    pub fn private_files(&self) -> Vec<PathBuf> {
+        let mut files = vec![self.config_file.clone(), self.log_dir.clone()];
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = self.db_file.clone().into_os_string();
+            name.push(suffix);
+            files.push(PathBuf::from(name));
+        }
+        files
     }
 }
 

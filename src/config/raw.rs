@@ -131,6 +131,8 @@ pub(crate) struct RawSandbox {
     pub mode: Option<String>,
     #[serde(deserialize_with = "absolute_paths")]
     pub writable_roots: Option<Vec<String>>,
+    #[serde(deserialize_with = "home_or_absolute_paths")]
+    pub deny_read: Option<Vec<String>>,
     pub network: Option<bool>,
 }
 
@@ -262,6 +264,20 @@ fn absolute_paths<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Vec<String>
         )));
     }
     Ok(Some(roots))
+}
+
+/// Paths that are absolute or start with `~/` (the home directory).
+fn home_or_absolute_paths<'de, D: Deserializer<'de>>(
+    de: D,
+) -> Result<Option<Vec<String>>, D::Error> {
+    let paths = Vec::<String>::deserialize(de)?;
+    let usable = |p: &String| p.starts_with("~/") || Path::new(p).is_absolute();
+    if let Some(relative) = paths.iter().find(|p| !usable(p)) {
+        return Err(D::Error::custom(format!(
+            "must be absolute paths or start with ~/, found {relative:?}"
+        )));
+    }
+    Ok(Some(paths))
 }
 
 fn mode<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Mode>, D::Error> {

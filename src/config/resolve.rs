@@ -187,6 +187,7 @@ pub fn resolve(
                 .flatten()
                 .map(PathBuf::from)
                 .collect(),
+            deny_read: raw.sandbox.deny_read.clone().unwrap_or_default(),
             network: raw.sandbox.network.unwrap_or(false),
         },
         shell: ShellSettings {

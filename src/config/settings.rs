@@ -93,6 +93,9 @@ pub struct SandboxSettings {
     pub mode: String,
     /// Extra absolute directories commands may write beneath.
     pub writable_roots: Vec<PathBuf>,
+    /// Extra paths nothing sandboxed and no file tool may read (`deny_read`:
+    /// absolute or `~/…`), beyond the built-in list of secrets.
+    pub deny_read: Vec<String>,
     /// Whether commands may use TCP.
     pub network: bool,
 }
@@ -102,6 +105,7 @@ impl Default for SandboxSettings {
         SandboxSettings {
             mode: "workspace-write".into(),
             writable_roots: Vec::new(),
+            deny_read: Vec::new(),
             network: false,
         }
     }

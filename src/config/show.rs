@@ -82,6 +82,8 @@ pub fn show(settings: &Settings) -> String {
         "writable_roots",
         &format!("[{}]", roots.join(", ")),
     );
+    let denied: Vec<String> = s.sandbox.deny_read.iter().map(|p| quote(p)).collect();
+    line(&mut out, "deny_read", &format!("[{}]", denied.join(", ")));
     line(&mut out, "network", &s.sandbox.network.to_string());
 
     out.push_str("\n[shell]\n");

@@ -12,7 +12,7 @@
 //! Nothing here changes the log: every original stays recallable.
 
 use super::compress::{self, INDEX_MIN_CHARS};
-use super::estimate::{self, event_tokens};
+use super::estimate::{self, Counter};
 use super::folded;
 use crate::protocol::{AgentEvent, ToolCall};
 
@@ -24,14 +24,19 @@ const MIN_SHORTENED_TOKENS: u64 = 64;
 pub struct Fitted {
     /// Events to send, in log order.
     pub events: Vec<AgentEvent>,
-    /// Their estimated tokens ([`estimate::event_tokens`] summed).
+    /// Their estimated tokens ([`Counter::event`] summed).
     pub tokens: u64,
 }
 
-/// `events` (already compressed) fitted into `budget` tokens; `window` is
-/// where the calls' intents are looked up.
-pub fn fit(window: &[AgentEvent], mut events: Vec<AgentEvent>, budget: u64) -> Fitted {
-    let mut costs: Vec<u64> = events.iter().map(event_tokens).collect();
+/// `events` (already compressed) fitted into `budget` tokens as `counter`
+/// counts them; `window` is where the calls' intents are looked up.
+pub fn fit(
+    window: &[AgentEvent],
+    mut events: Vec<AgentEvent>,
+    budget: u64,
+    counter: Counter,
+) -> Fitted {
+    let mut costs: Vec<u64> = events.iter().map(|e| counter.event(e)).collect();
     let mut total: u64 = costs.iter().sum();
     let hot_from = compress::hot_boundary(&events);
     let calls = compress::calls_by_id(window);
@@ -48,7 +53,14 @@ pub fn fit(window: &[AgentEvent], mut events: Vec<AgentEvent>, budget: u64) -> F
                 outcome: compress::indexed(outcome, &calls),
                 meta: *meta,
             };
-            replace(&mut events, &mut costs, &mut total, index, replaced);
+            replace(
+                &mut events,
+                &mut costs,
+                &mut total,
+                index,
+                replaced,
+                counter,
+            );
         }
     }
     // 2. Hot thoughts, oldest first.
@@ -78,12 +90,19 @@ pub fn fit(window: &[AgentEvent], mut events: Vec<AgentEvent>, budget: u64) -> F
         if target >= cost {
             break;
         }
-        let shortened = shorten_event(&events[index], target);
-        let new_cost = event_tokens(&shortened);
+        let shortened = shorten_event(&events[index], target, counter);
+        let new_cost = counter.event(&shortened);
         if new_cost >= cost {
             break;
         }
-        replace(&mut events, &mut costs, &mut total, index, shortened);
+        replace(
+            &mut events,
+            &mut costs,
+            &mut total,
+            index,
+            shortened,
+            counter,
+        );
     }
     // 4. The oldest steps, keeping the summary and the last step.
     while total > budget {
@@ -117,7 +136,7 @@ pub fn fit(window: &[AgentEvent], mut events: Vec<AgentEvent>, budget: u64) -> F
 /// Tokens of the smallest form [`fit`] steps 1 and 2 can give `events`
 /// (every long hot result indexed, hot thoughts dropped): what is left when
 /// the hot steps give way, i.e. what only a summary can reduce.
-pub fn minimal_tokens(window: &[AgentEvent], events: &[AgentEvent]) -> u64 {
+pub fn minimal_tokens(window: &[AgentEvent], events: &[AgentEvent], counter: Counter) -> u64 {
     let hot_from = compress::hot_boundary(events);
     let calls = compress::calls_by_id(window);
     events
@@ -128,12 +147,12 @@ pub fn minimal_tokens(window: &[AgentEvent], events: &[AgentEvent]) -> u64 {
             AgentEvent::ToolResult { outcome, meta }
                 if index >= hot_from && outcome.result.chars().count() > INDEX_MIN_CHARS =>
             {
-                event_tokens(&AgentEvent::ToolResult {
+                counter.event(&AgentEvent::ToolResult {
                     outcome: compress::indexed(outcome, &calls),
                     meta: *meta,
                 })
             }
-            other => event_tokens(other),
+            other => counter.event(other),
         })
         .sum()
 }
@@ -144,26 +163,28 @@ fn replace(
     total: &mut u64,
     index: usize,
     event: AgentEvent,
+    counter: Counter,
 ) {
-    let cost = event_tokens(&event);
+    let cost = counter.event(&event);
     *total = *total - costs[index] + cost;
     costs[index] = cost;
     events[index] = event;
 }
 
-/// `event` with its longest texts shortened to about `target` tokens in all.
-pub fn shorten_event(event: &AgentEvent, target: u64) -> AgentEvent {
-    let cost = event_tokens(event);
+/// `event` with its longest texts shortened to about `target` tokens in all
+/// (as `counter` counts).
+pub fn shorten_event(event: &AgentEvent, target: u64, counter: Counter) -> AgentEvent {
+    let cost = counter.event(event);
     if cost <= target {
         return event.clone();
     }
+    // `folded::shorten` counts uncalibrated; a ratio above one shrinks more.
+    let scale = counter.ratio().max(1.0);
     let keep = |text: &str| {
-        let own = estimate::text_tokens(text);
+        let own = counter.text(text);
         let excess = cost - target;
-        folded::shorten(
-            text,
-            own.saturating_sub(excess).max(MIN_SHORTENED_TOKENS / 2),
-        )
+        let tokens = (own.saturating_sub(excess) as f64 / scale) as u64;
+        folded::shorten(text, tokens.max(MIN_SHORTENED_TOKENS / 2))
     };
     let mut out = event.clone();
     match &mut out {
@@ -174,7 +195,7 @@ pub fn shorten_event(event: &AgentEvent, target: u64) -> AgentEvent {
         AgentEvent::ToolResult { outcome, .. } => outcome.result = keep(&outcome.result),
         AgentEvent::ToolCalls { calls, .. } => {
             // Arguments travel escaped twice: each string gets its share.
-            let share = target / (2 * calls.len().max(1) as u64);
+            let share = (target as f64 / scale) as u64 / (2 * calls.len().max(1) as u64);
             calls.iter_mut().for_each(|c| shorten_args(c, share));
         }
         AgentEvent::ThoughtDelta { .. }
@@ -246,14 +267,14 @@ mod tests {
     #[test]
     fn under_budget_nothing_changes() {
         let window = [tool_step(1, "a", 2_000), tool_step(2, "b", 2_000)].concat();
-        let fitted = fit(&window, window.clone(), 100_000);
+        let fitted = fit(&window, window.clone(), 100_000, Counter::UNCALIBRATED);
         assert_eq!(fitted.events, window);
     }
 
     #[test]
     fn older_hot_results_are_indexed_first_and_the_newest_kept_whole_if_it_fits() {
         let window = [tool_step(1, "a", 8_000), tool_step(2, "b", 8_000)].concat();
-        let fitted = fit(&window, window.clone(), 2_600);
+        let fitted = fit(&window, window.clone(), 2_600, Counter::UNCALIBRATED);
         assert!(fitted.tokens <= 2_600);
         assert!(
             result(&fitted.events, "a")
@@ -263,14 +284,18 @@ mod tests {
         assert_eq!(result(&fitted.events, "b").unwrap().len(), 8_000);
         assert_eq!(
             fitted.tokens,
-            fitted.events.iter().map(event_tokens).sum::<u64>()
+            fitted
+                .events
+                .iter()
+                .map(estimate::event_tokens)
+                .sum::<u64>()
         );
     }
 
     #[test]
     fn a_newest_result_too_large_for_the_budget_becomes_a_placeholder() {
         let window = [tool_step(1, "a", 8_000), tool_step(2, "b", 30_000)].concat();
-        let fitted = fit(&window, window.clone(), 3_000);
+        let fitted = fit(&window, window.clone(), 3_000, Counter::UNCALIBRATED);
         assert!(fitted.tokens <= 3_000, "{}", fitted.tokens);
         assert!(result(&fitted.events, "b").unwrap().contains("chars=30000"));
     }
@@ -285,11 +310,15 @@ mod tests {
             meta: Meta::new(2, 1),
         });
         for budget in [300, 1_000, 2_000, 5_000] {
-            let fitted = fit(&window, window.clone(), budget);
+            let fitted = fit(&window, window.clone(), budget, Counter::UNCALIBRATED);
             assert!(fitted.tokens <= budget, "{budget}: {}", fitted.tokens);
             assert_eq!(
                 fitted.tokens,
-                fitted.events.iter().map(event_tokens).sum::<u64>()
+                fitted
+                    .events
+                    .iter()
+                    .map(estimate::event_tokens)
+                    .sum::<u64>()
             );
         }
     }

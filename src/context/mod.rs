@@ -98,8 +98,13 @@ pub struct BuildResult {
     /// The caller's new window when a summary was made: the summary followed
     /// by the steps it did not fold.
     pub window: Option<Vec<AgentEvent>>,
-    /// Estimated tokens of the request: system prompt, tools and events.
+    /// Estimated tokens of the request: system prompt, tools and events,
+    /// calibrated ([`estimate::Counter`]).
     pub tokens: u64,
+    /// The same request's uncalibrated dense count, what the provider's
+    /// reported input tokens are compared with
+    /// ([`ContextBuilder::calibrate`]).
+    pub uncalibrated: u64,
 }
 
 /// The history of one request as it will be sent, and its size.
@@ -134,12 +139,42 @@ pub enum ContextError {
 /// A system prompt and the tool names it was made for.
 type MadePrompt = (Vec<String>, Arc<str>);
 
+/// Tokens kept free beside a recall page: the call that asked for it and
+/// its result's envelope.
+const RECALL_MARGIN: u64 = 256;
+/// A recall page is never smaller than this many tokens.
+const MIN_RECALL_PAGE_TOKENS: u64 = 64;
+
+/// How large one page of `recall_indexed` may be: at most `chars`
+/// characters and at most `tokens` as `counter` counts them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecallPage {
+    /// Characters at most.
+    pub chars: usize,
+    /// Tokens at most.
+    pub tokens: u64,
+    /// How the tokens are counted.
+    pub counter: estimate::Counter,
+}
+
+impl Default for RecallPage {
+    fn default() -> Self {
+        RecallPage {
+            chars: 16_000,
+            tokens: 4_000,
+            counter: estimate::Counter::UNCALIBRATED,
+        }
+    }
+}
+
 /// Builds the model's context from the session window.
 #[derive(Debug, Clone)]
 pub struct ContextBuilder {
     config: ContextConfig,
     /// The last system prompt made, with the tool names it was made for.
     prompt: Arc<Mutex<Option<MadePrompt>>>,
+    /// This session's ratio of reported to estimated tokens.
+    calibration: estimate::Calibration,
 }
 
 impl ContextBuilder {
@@ -148,7 +183,28 @@ impl ContextBuilder {
         Self {
             config,
             prompt: Arc::default(),
+            calibration: estimate::Calibration::default(),
         }
+    }
+
+    /// Learns from the provider's count: a request whose uncalibrated
+    /// estimate was `estimated` ([`BuildResult::uncalibrated`]) took
+    /// `reported` input tokens. Later requests are fitted by the largest
+    /// ratio of the last few, never below four bytes a token.
+    pub fn calibrate(&mut self, reported: u64, estimated: u64) {
+        self.calibration.observe(reported, estimated);
+    }
+
+    /// The provider refused a request whose uncalibrated estimate was
+    /// `estimated` as over its window: later requests are fitted tighter.
+    pub fn tighten(&mut self, estimated: u64) {
+        self.calibration
+            .observe_overflow(self.config.context_window, estimated);
+    }
+
+    /// How tokens are counted now.
+    pub fn counter(&self) -> estimate::Counter {
+        self.calibration.counter()
     }
 
     /// The configuration this builder was made with.
@@ -190,11 +246,43 @@ impl ContextBuilder {
         (self.compact_threshold() as usize).saturating_mul(4) / 2
     }
 
+    /// A resumed tail ([`ContextBuilder::resume_bytes`] of the log, read
+    /// at four bytes a token) held to half the summary threshold as tokens
+    /// are counted now: dense text weighs more than its bytes, so whole
+    /// turns are left out from the front (the last one always stays) and
+    /// `skipped_through` moves past them.
+    pub fn trim_resumed(
+        &self,
+        mut tail: Vec<AgentEvent>,
+        mut skipped_through: Option<Meta>,
+    ) -> (Vec<AgentEvent>, Option<Meta>) {
+        let counter = self.counter();
+        let budget = self.compact_threshold() / 2;
+        let mut total: u64 = tail.iter().map(|e| counter.event(e)).sum();
+        while total > budget {
+            let Some(first) = tail.first().map(|e| e.meta().turn) else {
+                break;
+            };
+            let cut = tail.iter().take_while(|e| e.meta().turn == first).count();
+            if cut == tail.len() {
+                break;
+            }
+            for event in tail.drain(..cut) {
+                total -= counter.event(&event);
+                skipped_through = Some(event.meta());
+            }
+        }
+        (tail, skipped_through)
+    }
+
     /// How large summary requests and what they make may be.
     pub fn summary_limits(&self) -> SummaryLimits {
         let window = self.config.context_window as f64;
+        // Summary slices are measured uncalibrated: a session whose provider
+        // counts more than we do gets smaller slices.
+        let scale = self.counter().ratio().max(1.0);
         SummaryLimits {
-            request_tokens: self.request_budget(),
+            request_tokens: (self.request_budget() as f64 / scale) as u64,
             note_tokens: (window * NOTE_SHARE) as u64,
             index_tokens: (window * INDEX_SHARE) as u64,
         }
@@ -206,21 +294,34 @@ impl ContextBuilder {
         self.prepare(window, tools).tokens
     }
 
-    /// Characters of one page of `recall_indexed`: half of what the history
-    /// may take besides the summary, so a page arrives whole.
-    pub fn recall_page_chars(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> usize {
-        let summary: u64 = window
-            .iter()
-            .filter(|e| matches!(e, AgentEvent::AgentSummary { .. }))
-            .map(estimate::event_tokens)
-            .sum();
-        let room = self
-            .request_budget()
-            .saturating_sub(estimate::fixed_tokens(&self.system_prompt(tools), tools))
-            .saturating_sub(summary.min(self.summary_limits().note_tokens * 2))
-            .saturating_sub(256);
-        // Four bytes a token; escaping takes up to a tenth more.
-        ((room / 2) as usize * 4 * 9 / 10).max(256)
+    /// One page of `recall_indexed`: as much as fits beside the rest of
+    /// the request once every older hot result is indexed (what
+    /// [`fit`](fit::fit) does before it touches the newest), at least half
+    /// of the room left now and at least a fifth of the window where that
+    /// fits. Counted by the session's calibrated counter.
+    pub fn recall_page(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> RecallPage {
+        let counter = self.counter();
+        let fixed = counter.fixed(&self.system_prompt(tools), tools);
+        let bounded = self.bounded(window);
+        let window = bounded.as_deref().unwrap_or(window);
+        let compressed = compress::compress(window);
+        let now: u64 = compressed.iter().map(|e| counter.event(e)).sum();
+        let least = fit::minimal_tokens(window, &compressed, counter);
+        let budget = self.request_budget().saturating_sub(fixed + RECALL_MARGIN);
+        // Room when every older hot result gives way, and room as it is.
+        let free_all = budget.saturating_sub(least);
+        let free_now = budget.saturating_sub(now);
+        let tokens = (free_now / 2)
+            .max(self.config.context_window / 5)
+            .min(free_all)
+            .max(MIN_RECALL_PAGE_TOKENS);
+        // Four bytes a token, escaping a tenth more, a calibration above one less.
+        let chars = (tokens as f64 * 4.0 * 0.9 / counter.ratio().max(1.0)) as usize;
+        RecallPage {
+            chars: chars.max(MIN_RECALL_PAGE_TOKENS as usize),
+            tokens,
+            counter,
+        }
     }
 
     /// Builds the context for the next call. With `force` (the `/compact`
@@ -237,7 +338,7 @@ impl ContextBuilder {
         now: Meta,
     ) -> Result<BuildResult, ContextError> {
         let system_prompt = self.system_prompt(tools);
-        let fixed = estimate::fixed_tokens(&system_prompt, tools);
+        let fixed = self.counter().fixed(&system_prompt, tools);
         self.check_prompt(window, fixed)?;
         if self.config.strategy
             && (force || self.needs_summary(window, fixed))
@@ -245,31 +346,42 @@ impl ContextBuilder {
                 summary::summarise(window, adaptor, now, self.summary_limits()).await?
         {
             let prepared = self.prepare(&folded.window, tools);
+            let uncalibrated = self.uncalibrated(&prepared.events, tools);
             return Ok(BuildResult {
                 system_prompt: system_prompt.clone(),
                 events: prepared.events,
                 summary: Some(folded.summary),
                 window: Some(folded.window),
                 tokens: prepared.tokens,
+                uncalibrated,
             });
         }
         let prepared = self.prepare(window, tools);
+        let uncalibrated = self.uncalibrated(&prepared.events, tools);
         Ok(BuildResult {
             system_prompt: system_prompt.clone(),
             events: prepared.events,
             summary: None,
             window: None,
+            uncalibrated,
             tokens: prepared.tokens,
         })
+    }
+
+    /// The uncalibrated dense count of a request of `events`.
+    fn uncalibrated(&self, events: &[AgentEvent], tools: &[ToolSpec]) -> u64 {
+        estimate::fixed_tokens(&self.system_prompt(tools), tools)
+            + events.iter().map(estimate::event_tokens).sum::<u64>()
     }
 
     /// The window as the model should see it (no summary made), fitted into
     /// the request budget.
     pub fn prepare(&self, window: &[AgentEvent], tools: &[ToolSpec]) -> Prepared {
-        let fixed = estimate::fixed_tokens(&self.system_prompt(tools), tools);
+        let counter = self.counter();
+        let fixed = counter.fixed(&self.system_prompt(tools), tools);
         if !self.config.strategy {
             let events = compress::without_accounting(window);
-            let tokens = fixed + events.iter().map(estimate::event_tokens).sum::<u64>();
+            let tokens = fixed + events.iter().map(|e| counter.event(e)).sum::<u64>();
             return Prepared { events, tokens };
         }
         let bounded = self.bounded(window);
@@ -278,6 +390,7 @@ impl ContextBuilder {
             window,
             compress::compress(window),
             self.request_budget().saturating_sub(fixed),
+            counter,
         );
         Prepared {
             events: fitted.events,
@@ -291,7 +404,7 @@ impl ContextBuilder {
         let bounded = self.bounded(window);
         let window = bounded.as_deref().unwrap_or(window);
         let compressed = compress::compress(window);
-        fixed + fit::minimal_tokens(window, &compressed) >= self.compact_threshold()
+        fixed + fit::minimal_tokens(window, &compressed, self.counter()) >= self.compact_threshold()
     }
 
     /// The window with every summary held to its budget; `None` when all are
@@ -331,7 +444,7 @@ impl ContextBuilder {
         let Some(AgentEvent::Input { .. }) = last else {
             return Ok(());
         };
-        let prompt_tokens = last.map(estimate::event_tokens).unwrap_or(0);
+        let prompt_tokens = last.map(|e| self.counter().event(e)).unwrap_or(0);
         // The summary, if any, must fit beside it.
         let room = self
             .request_budget()
@@ -345,5 +458,82 @@ impl ContextBuilder {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: &str, text: String, meta: Meta) -> AgentEvent {
+        AgentEvent::ToolResult {
+            outcome: crate::protocol::ToolOutcome {
+                id: id.into(),
+                name: "read_file".into(),
+                result: text,
+                is_error: false,
+                display: None,
+            },
+            meta,
+        }
+    }
+
+    fn call(id: &str, tool: &str, meta: Meta) -> AgentEvent {
+        AgentEvent::ToolCalls {
+            calls: vec![crate::protocol::ToolCall {
+                id: id.into(),
+                name: tool.into(),
+                args: serde_json::json!({"id": "c1", "_intent": "need it"}),
+            }],
+            meta,
+        }
+    }
+
+    /// Issue #23.5: with a large system prompt, a summary and big hot
+    /// results, half of the room left was a sliver of the window; older hot
+    /// results now give way so the page is a fifth of the window, and it
+    /// still reaches the model whole within the budget.
+    #[test]
+    fn a_recall_page_is_a_fifth_of_the_window_and_arrives_whole() {
+        let builder = ContextBuilder::new(ContextConfig {
+            prompts: vec![PromptSection::new(
+                "rules",
+                "Follow the rules. ".repeat(700),
+            )],
+            context_window: 8_000,
+            ..ContextConfig::default()
+        });
+        let code = |n: usize| "    let value = compute(input, &options);\n".repeat(n);
+        let mut window = vec![
+            AgentEvent::AgentSummary {
+                text: "earlier work ".repeat(300),
+                covers_through: Meta::new(1, 9),
+                meta: Meta::new(1, 9),
+            },
+            AgentEvent::Input {
+                text: "go on".into(),
+                source: crate::protocol::InputSource::User,
+                meta: Meta::new(2, 1),
+                images: Vec::new(),
+            },
+        ];
+        for (step, id) in [(1, "c1"), (2, "c2")] {
+            window.push(call(id, "read_file", Meta::new(2, step)));
+            window.push(result(id, code(120), Meta::new(2, step)));
+        }
+        let page = builder.recall_page(&window, &[]);
+        assert!(page.tokens >= 8_000 / 5, "{page:?}");
+        // The page placed as the newest result: older ones are indexed and
+        // the page stays whole, within the budget.
+        let meta = Meta::new(2, 3);
+        window.push(call("r1", "recall_indexed", meta));
+        let text: String = code(400).chars().take(page.chars).collect();
+        assert!(page.counter.text(&text) <= page.tokens);
+        window.push(result("r1", text.clone(), meta));
+        let prepared = builder.prepare(&window, &[]);
+        assert!(prepared.tokens <= builder.request_budget());
+        assert!(prepared.events.iter().any(
+            |e| matches!(e, AgentEvent::ToolResult { outcome, .. } if outcome.id == "r1" && outcome.result == text)
+        ));
     }
 }

@@ -20,7 +20,7 @@ use crate::context::{
 };
 use crate::mcp::McpServers;
 use crate::permission::{Approver, Mode, Permits, Policy};
-use crate::sandbox::{SandboxMode, SandboxPolicy};
+use crate::sandbox::{DeniedReads, SandboxMode, SandboxPolicy};
 use crate::session::{AgentSession, SessionError, SessionManager, SessionStatus, short_id};
 use crate::tool::ToolRegistry;
 use crate::tool::builtin::shell::{SecretFilter, Shell, ShellConfig};
@@ -209,8 +209,9 @@ pub fn context_config(
 /// Estimated tokens of what every request of a session in `cwd` carries
 /// before any message when every built-in tool is offered (writing tools of
 /// the model's format, shell, recall): the system prompt and the tool
-/// definitions. `config show` prints it; the budget is 2 000.
-pub fn prompt_tokens(cwd: &Path, paths: &Paths, settings: &Settings) -> Result<u64> {
+/// definitions. `config show` prints it; the budget is 2 000 at four bytes
+/// a token.
+pub fn prompt_tokens(cwd: &Path, paths: &Paths, settings: &Settings) -> Result<PromptTokens> {
     let (context, _) = context_config(cwd, paths, settings);
     let registry = ToolRegistry::new();
     let recall = RecallTool::new(None);
@@ -223,7 +224,20 @@ pub fn prompt_tokens(cwd: &Path, paths: &Paths, settings: &Settings) -> Result<u
     registered.map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
     let specs = registry.specs();
     let prompt = ContextBuilder::new(context).system_prompt(&specs);
-    Ok(estimate::fixed_tokens(&prompt, &specs))
+    Ok(PromptTokens {
+        plain: estimate::plain_fixed_tokens(&prompt, &specs),
+        dense: estimate::fixed_tokens(&prompt, &specs),
+    })
+}
+
+/// The base prompt's size, counted two ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PromptTokens {
+    /// At four bytes a token: the budget's measure.
+    pub plain: u64,
+    /// By the dense model the window is fitted with (an upper bound: JSON
+    /// punctuation counts double).
+    pub dense: u64,
 }
 
 /// How a host decides gated calls: its default mode (used when no flag,
@@ -285,7 +299,10 @@ pub fn agent(
             .map_err(|e| HostError::setup(format!("registering the writing tools: {e}")))?;
     }
     let policy = Policy::new(mode, settings.permissions.rules.clone());
-    agent.set_permits(Permits::new(policy, gate.approver.clone()));
+    let denied = DeniedReads::resolve(paths.home.as_deref(), &deny_read(paths, settings));
+    agent.set_permits(
+        Permits::new(policy, gate.approver.clone()).with_read_denied(denied.paths().to_vec()),
+    );
     Ok((agent, warnings))
 }
 
@@ -324,6 +341,7 @@ pub fn shell(
     let sandbox = SandboxPolicy {
         mode: SandboxMode::parse(&settings.sandbox.mode).unwrap_or_default(),
         writable_roots: settings.sandbox.writable_roots.clone(),
+        deny_read: deny_read(paths, settings),
         network: settings.sandbox.network,
         simulate_unavailable: env
             .iter()
@@ -350,6 +368,21 @@ pub fn shell(
         log_dir: paths.state_dir.join("shell"),
         snapshot_budget: None,
     })
+}
+
+/// What nothing sandboxed and no file tool may read beyond
+/// [`light_agent::sandbox::HOME_SECRETS`]: `[sandbox] deny_read` and
+/// light-agent's own private files wherever they are.
+fn deny_read(paths: &Paths, settings: &Settings) -> Vec<String> {
+    let own = paths.private_files();
+    let own = own.iter().filter_map(|p| p.to_str()).map(str::to_string);
+    settings
+        .sandbox
+        .deny_read
+        .iter()
+        .cloned()
+        .chain(own)
+        .collect()
 }
 
 /// Registers the shell tools on `agent` unless its permissions are

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::approval::{ApprovalDecision, ApprovalRequest, Approver};
@@ -33,6 +34,9 @@ struct Inner {
     /// Command prefixes the user allowed for the rest of the session
     /// (`shell(cargo test *)`, source [`RuleSource::Session`]).
     session_commands: Mutex<Vec<Rule>>,
+    /// Paths no sandboxed command and no file tool may read (shown by
+    /// `/permissions`; enforced by the sandbox and `tool::fs`).
+    read_denied: Vec<PathBuf>,
 }
 
 impl fmt::Debug for Permits {
@@ -62,8 +66,33 @@ impl Permits {
                 approver,
                 session_tools: Mutex::new(BTreeSet::new()),
                 session_commands: Mutex::new(Vec::new()),
+                read_denied: Vec::new(),
             }),
         }
+    }
+
+    /// These permits with `paths` as the read deny list (see
+    /// [`Permits::read_denied`]).
+    /// Meant for permits just made: a clone already shared elsewhere keeps
+    /// its own list, and the returned permits start without session answers.
+    pub fn with_read_denied(self, paths: Vec<PathBuf>) -> Permits {
+        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
+            policy: shared.policy.clone(),
+            approver: shared.approver.clone(),
+            session_tools: Mutex::new(BTreeSet::new()),
+            session_commands: Mutex::new(Vec::new()),
+            read_denied: Vec::new(),
+        });
+        inner.read_denied = paths;
+        Permits {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Paths that neither a sandboxed command nor a file tool may read: the
+    /// user's secrets, light-agent's own data and `[sandbox] deny_read`.
+    pub fn read_denied(&self) -> &[PathBuf] {
+        &self.inner.read_denied
     }
 
     /// The policy in force.
@@ -87,6 +116,7 @@ impl Permits {
                 approver: self.inner.approver.clone(),
                 session_tools: Mutex::new(self.session_tools_guard().clone()),
                 session_commands: Mutex::new(self.session_commands_guard().clone()),
+                read_denied: self.inner.read_denied.clone(),
             }),
         }
     }
@@ -140,6 +170,18 @@ impl Permits {
         }
         for tool in self.session_tools() {
             out.push_str(&format!("\nallow {tool}  (this session: answered `a`)"));
+        }
+        if !self.inner.read_denied.is_empty() {
+            let paths: Vec<String> = self
+                .inner
+                .read_denied
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            out.push_str(&format!(
+                "\ndeny  read {}  (sandboxed commands and file tools; [sandbox] deny_read adds)",
+                paths.join(", ")
+            ));
         }
         out
     }

@@ -1,12 +1,14 @@
-//! The Landlock ruleset: read everywhere, write beneath the given roots and
-//! `/dev/null`, no TCP without `--network`, no signals or abstract sockets
-//! out of the sandbox.
+//! The Landlock ruleset: read everywhere but the deny list ([`DeniedReads`]:
+//! granted per root, since Landlock only allows), write beneath the given
+//! roots (again minus the deny list) and `/dev/null`, no TCP without
+//! `--network`, no signals or abstract sockets out of the sandbox.
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, PathBeneath, PathFd,
     RestrictionStatus, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
+use super::deny::{DeniedReads, grants_beneath};
 use super::policy::HelperRequest;
 use super::state::SandboxState;
 
@@ -18,7 +20,10 @@ const TARGET: ABI = ABI::V6;
 /// enforced. Never panics: any failure is reported as unavailable, after
 /// no-new-privileges was still set.
 pub(super) fn apply(request: &HelperRequest) -> SandboxState {
-    match restrict(request) {
+    // The home a command's `~` means is the one whose secrets it must not read.
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let denied = DeniedReads::resolve(home.as_deref(), &request.deny_read);
+    match restrict(request, &denied) {
         Ok(status) => interpret(&status, request),
         Err(reason) => {
             let _ = rustix::thread::set_no_new_privs(true);
@@ -27,7 +32,7 @@ pub(super) fn apply(request: &HelperRequest) -> SandboxState {
     }
 }
 
-fn restrict(request: &HelperRequest) -> Result<RestrictionStatus, String> {
+fn restrict(request: &HelperRequest, denied: &DeniedReads) -> Result<RestrictionStatus, String> {
     let text = |e: landlock::RulesetError| e.to_string();
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -47,12 +52,23 @@ fn restrict(request: &HelperRequest) -> Result<RestrictionStatus, String> {
         .create()
         .map_err(text)?;
     let open = |path: &std::path::Path| PathFd::new(path).map_err(|e| e.to_string());
+    for grant in grants_beneath("/".as_ref(), denied) {
+        // An entry gone since it was listed cannot be read anyway.
+        let Ok(fd) = PathFd::new(&grant) else {
+            continue;
+        };
+        // A file (the split reaches `~/.bashrc`) takes no directory rights;
+        // asking for them would make Landlock report a partial sandbox.
+        let access = if grant.is_dir() {
+            AccessFs::from_read(TARGET)
+        } else {
+            AccessFs::from_read(TARGET) & AccessFs::from_file(TARGET)
+        };
+        created = created
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(text)?;
+    }
     created = created
-        .add_rule(PathBeneath::new(
-            open("/".as_ref())?,
-            AccessFs::from_read(TARGET),
-        ))
-        .map_err(text)?
         .add_rule(PathBeneath::new(
             open("/dev/null".as_ref())?,
             AccessFs::from_file(TARGET),
@@ -72,9 +88,9 @@ fn restrict(request: &HelperRequest) -> Result<RestrictionStatus, String> {
                 .map_err(text)?;
         }
     }
-    for root in &request.write {
+    for root in request.write.iter().flat_map(|r| grants_beneath(r, denied)) {
         // A root that does not exist (yet) cannot be written anyway.
-        let Ok(fd) = PathFd::new(root) else { continue };
+        let Ok(fd) = PathFd::new(&root) else { continue };
         let access = if root.is_dir() {
             AccessFs::from_all(TARGET)
         } else {

@@ -4,7 +4,8 @@
 //! - [`SandboxPolicy`] says what a command may do: write only beneath the
 //!   working directory, the temporary directory, `/dev/null` and the
 //!   configured writable roots (or nowhere in [`SandboxMode::ReadOnly`]),
-//!   read everywhere, and no TCP unless `network` is on.
+//!   read everywhere except the deny list ([`DeniedReads`]: the user's
+//!   secrets and light-agent's own data), and no TCP unless `network` is on.
 //! - The **helper** is the small `light-agent-sandbox` binary (it links
 //!   only this module, so it starts fast) or, when that is not beside the
 //!   agent, the agent's own binary re-executed with [`HELPER_ARG`] as its
@@ -26,11 +27,13 @@
 use std::ffi::OsString;
 use std::path::Path;
 
+mod deny;
 mod helper;
 mod landlock_rules;
 mod policy;
 mod state;
 
+pub use deny::{DeniedReads, HOME_SECRETS};
 pub use helper::helper_main;
 pub use policy::{SandboxMode, SandboxPolicy};
 pub use state::{STATUS_PREFIX, SandboxState};

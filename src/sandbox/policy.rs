@@ -49,6 +49,10 @@ pub struct SandboxPolicy {
     pub writable_roots: Vec<PathBuf>,
     /// Whether TCP bind and connect are allowed.
     pub network: bool,
+    /// Paths a command may not read beyond [`HOME_SECRETS`](super::HOME_SECRETS)
+    /// (`[sandbox] deny_read` and light-agent's own directories): absolute,
+    /// or `~/`-relative to the command's `$HOME`.
+    pub deny_read: Vec<String>,
     /// Test switch: the helper behaves as on a kernel without Landlock.
     pub simulate_unavailable: bool,
 }
@@ -76,6 +80,10 @@ impl SandboxPolicy {
             args.push("--write".into());
             args.push(root.into_os_string());
         }
+        for denied in &self.deny_read {
+            args.push("--deny-read".into());
+            args.push(denied.into());
+        }
         if self.network {
             args.push("--network".into());
         }
@@ -92,6 +100,7 @@ impl SandboxPolicy {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct HelperRequest {
     pub write: Vec<PathBuf>,
+    pub deny_read: Vec<String>,
     pub network: bool,
     pub simulate_unavailable: bool,
     pub command: OsString,
@@ -102,6 +111,7 @@ impl HelperRequest {
     pub(super) fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Self, String> {
         let mut request = HelperRequest {
             write: Vec::new(),
+            deny_read: Vec::new(),
             network: false,
             simulate_unavailable: false,
             command: OsString::new(),
@@ -111,6 +121,11 @@ impl HelperRequest {
                 Some("--write") => match args.next() {
                     Some(path) => request.write.push(PathBuf::from(path)),
                     None => return Err("--write needs a path".into()),
+                },
+                Some("--deny-read") => match args.next().map(OsString::into_string) {
+                    Some(Ok(path)) => request.deny_read.push(path),
+                    Some(Err(_)) => return Err("--deny-read needs a UTF-8 path".into()),
+                    None => return Err("--deny-read needs a path".into()),
                 },
                 Some("--network") => request.network = true,
                 Some("--simulate-unavailable") => request.simulate_unavailable = true,
@@ -137,6 +152,7 @@ mod tests {
         let policy = SandboxPolicy {
             mode: SandboxMode::WorkspaceWrite,
             writable_roots: vec!["/extra".into()],
+            deny_read: vec!["~/.secret".into()],
             network: true,
             simulate_unavailable: true,
         };
@@ -152,6 +168,7 @@ mod tests {
             ]
         );
         assert!(request.network && request.simulate_unavailable);
+        assert_eq!(request.deny_read, ["~/.secret"]);
         assert_eq!(request.command, "echo hi -- x");
     }
 

@@ -207,17 +207,19 @@ impl AgentSession {
     }
 
     /// Up to `limit` events after sequence number `after` (0 for the
-    /// start), in log order, each with its sequence number: a log read page
-    /// by page in bounded memory.
+    /// start), in log order, each with its sequence number, ending early
+    /// once the stored events reach `max_bytes` (at least one is returned):
+    /// a log read page by page in bounded memory, however large its events.
     pub async fn events_after(
         &self,
         after: u64,
         limit: usize,
+        max_bytes: usize,
     ) -> Result<Vec<(u64, AgentEvent)>, SessionError> {
         let id = Arc::clone(&self.id);
         self.manager
             .store()
-            .call(move |store| store.events_after(&id, after, limit))
+            .call(move |store| store.events_after(&id, after, limit, max_bytes))
             .await
     }
 

@@ -370,21 +370,29 @@ impl Store {
         })
     }
 
-    /// Up to `limit` events after seq `after`, in log order, with their seqs.
+    /// Up to `limit` events after seq `after`, in log order, with their
+    /// seqs; the page ends early once its stored payloads reach `max_bytes`
+    /// (it always holds at least one event).
     pub(super) fn events_after(
         &self,
         id: &str,
         after: u64,
         limit: usize,
+        max_bytes: usize,
     ) -> Result<Vec<(u64, AgentEvent)>, SessionError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut statement = self.conn.prepare_cached(PAGE_AFTER)?;
-        let rows = statement.query_map(params![id, to_sql_int(after), limit], seq_and_payload)?;
-        rows.map(|row| {
+        let mut rows =
+            statement.query_map(params![id, to_sql_int(after), limit], seq_and_payload)?;
+        let mut page = Vec::new();
+        let mut bytes = 0;
+        while bytes < max_bytes {
+            let Some(row) = rows.next() else { break };
             let (seq, payload) = row?;
-            Ok((from_sql_int(seq), decode(id, seq, &payload)?))
-        })
-        .collect()
+            bytes += payload.len();
+            page.push((from_sql_int(seq), decode(id, seq, &payload)?));
+        }
+        Ok(page)
     }
 
     /// The last `max_events` events, in log order.

@@ -17,8 +17,10 @@
 //! it is full), then the live area is drawn below them — only the rows that
 //! changed, unless it moved or the size changed — and rows it no longer
 //! uses are erased. Everything goes out in one synchronized update with
-//! auto-wrap off, so a frame drawn just before a resize is reported cannot
-//! spill onto extra rows. The transcript overlay is drawn on the alternate
+//! auto-wrap off, and every cell of a live row past the tenth column is
+//! placed with a column move, so a frame drawn just before a resize cannot
+//! spill onto extra rows, even on a terminal that ignores auto-wrap off.
+//! The transcript overlay is drawn on the alternate
 //! screen with absolute moves (there the whole screen is ours).
 
 use std::io::{self, Write};
@@ -309,6 +311,10 @@ fn same_row(a: &Buffer, b: &Buffer, y: u16) -> bool {
 
 /// Writes row `y` of `buf` from column 0 (the row is already erased):
 /// cells up to the last one with content, each wide symbol once.
+/// Columns of a row written as plain text; each cell after them is placed
+/// with a column move (ten: the narrowest width the app lays out for).
+const PLAIN_COLUMNS: usize = 10;
+
 fn write_row(out: &mut impl Write, buf: &Buffer, y: u16) -> io::Result<()> {
     let w = usize::from(buf.area.width);
     let start = usize::from(y) * w;
@@ -332,6 +338,15 @@ fn write_row(out: &mut impl Write, buf: &Buffer, y: u16) -> io::Result<()> {
         }
         let symbol = cell.symbol();
         pen.set(out, cell.fg, cell.bg, cell.modifier)?;
+        if x > PLAIN_COLUMNS {
+            // Placed, not just printed: on a terminal narrower than this
+            // frame by the time it reads it (a resize under way) a printed
+            // cell past the margin wraps onto a new row even with auto-wrap
+            // off (some emulators ignore it), and every relative move after
+            // it misses the live area, whose old rows then stay on screen as
+            // a second one. A placed cell lands on the last column instead.
+            queue!(out, MoveToColumn((x - 1) as u16))?;
+        }
         let width = str_width(symbol);
         if width == 0 || symbol.chars().any(char::is_control) {
             queue!(out, Print(' '))?;

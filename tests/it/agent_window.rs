@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use light_agent::agent::{Agent, AgentConfig, LoopConfig};
 use light_agent::ai::{HttpOptions, OpenAiAdaptor, RetryPolicy};
-use light_agent::context::{ContextConfig, PromptSection};
 use light_agent::protocol::{AgentEvent, InputSource, Meta, StopCause, ToolCall, ToolOutcome};
 use light_agent::session::{AgentSession, SessionManager};
 use light_agent::tool::{ToolContext, builtin};
 use serde_json::{Value, json};
+use support::agent_harness::tools_context;
 use support::{MockModel, OpenAiStream, Reply};
 use tokio_util::sync::CancellationToken;
 
@@ -69,14 +69,7 @@ fn agent_on(repo: &Path, session: AgentSession, mock: &MockModel, window: u64) -
         cwd: repo.to_path_buf(),
         session: Some(session),
         adaptor: Arc::new(adaptor),
-        context: ContextConfig {
-            prompts: vec![PromptSection::new(
-                builtin::TOOL_PROMPTS_NAME,
-                builtin::tool_prompts(),
-            )],
-            context_window: window,
-            ..ContextConfig::default()
-        },
+        context: tools_context(window),
         loop_config: LoopConfig {
             max_steps: 200,
             retry: RetryPolicy {
@@ -245,6 +238,14 @@ async fn a_page_of_recall_reaches_the_model_whole_and_within_the_window() {
         .unwrap()
         .result;
     assert!(body.len() > 4_000 && original.starts_with(body));
+    // Issue #23.5: the page takes the room it needs — older hot results give
+    // way so that it is at least a fifth of the window.
+    let tokens = light_agent::context::estimate::text_tokens(body);
+    assert!(
+        tokens >= 8_000 / 5,
+        "a {tokens}-token page ({} chars)",
+        body.len()
+    );
 }
 
 #[tokio::test]
@@ -437,10 +438,8 @@ async fn resuming_a_long_log_loads_its_tail_and_the_first_request_fits() {
     let mock = MockModel::start([Reply::openai_text("resumed"), Reply::openai_text("again")]).await;
     let agent = agent_on(&repo, session.clone(), &mock, 8_000);
     agent.load_session().await.unwrap();
-    assert_eq!(
-        agent.prompt("where were we?").await.unwrap().cause,
-        StopCause::Done
-    );
+    let outcome = agent.prompt("where were we?").await.unwrap();
+    assert_eq!(outcome.cause, StopCause::Done, "{}", outcome.message);
     assert_eq!(
         agent.prompt("and now?").await.unwrap().cause,
         StopCause::Done

@@ -691,3 +691,14 @@ fn image_input_comes_from_the_model_table_unless_the_file_says_otherwise() {
     assert!(ready(Some(file), &all_keys(), &flags("gpt-3.5-turbo")).image_input);
     assert!(!ready(Some(file), &all_keys(), &flags("gpt-4o")).image_input);
 }
+
+#[test]
+fn sandbox_deny_read_takes_absolute_and_home_paths_and_refuses_relative_ones() {
+    let file = "model = \"m\"\n[sandbox]\ndeny_read = [\"~/.work-secrets\", \"/srv/keys\"]\n";
+    let settings = ready(Some(file), &all_keys(), &Flags::default());
+    assert_eq!(settings.sandbox.deny_read, ["~/.work-secrets", "/srv/keys"]);
+    assert!(show(&settings).contains("deny_read = [\"~/.work-secrets\", \"/srv/keys\"]"));
+    let bad = "model = \"m\"\n[sandbox]\ndeny_read = [\"relative/x\"]\n";
+    let error = run(Some(bad), &all_keys(), &Flags::default()).unwrap_err();
+    assert!(error.to_string().contains("start with ~/"), "{error}");
+}

@@ -101,7 +101,16 @@ async fn exec(f: &Workspace, commands: &[&str], args: &[&str]) -> MockModel {
     let mock = MockModel::start(shell_calls(commands)).await;
     let mut all = args.to_vec();
     all.push("go");
-    let out = run(command(f, &mock.openai_base_url(), &all)).await;
+    let mut cmd = command(f, &mock.openai_base_url(), &all);
+    // The test's light-agent home lies under /tmp, and the sandbox denies
+    // reads of it: /tmp is then granted entry by entry, and a file a
+    // command creates at its top level (a linker's) cannot be read back.
+    // A real home is not under the temporary directory; give the commands
+    // one of their own, as a user's $TMPDIR would be.
+    let tmp = f.dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    cmd.env("TMPDIR", &tmp);
+    let out = run(cmd).await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     mock
 }

@@ -128,7 +128,7 @@ async fn pages_of_the_log_concatenate_to_the_whole_log() {
     let mut paged = Vec::new();
     let mut pages = 0;
     loop {
-        let page = session.events_after(after, 256).await.unwrap();
+        let page = session.events_after(after, 256, usize::MAX).await.unwrap();
         let Some((last, _)) = page.last() else { break };
         assert!(page.len() <= 256);
         after = *last;
@@ -137,6 +137,20 @@ async fn pages_of_the_log_concatenate_to_the_whole_log() {
     }
     assert_eq!(pages, 3);
     assert_eq!(paged, session.load_all().await.unwrap());
+
+    // A byte budget ends a page early (one event at least), and the pages
+    // still make the whole log.
+    let (mut after, mut paged, mut pages) = (0, Vec::new(), 0);
+    loop {
+        let page = session.events_after(after, 256, 1).await.unwrap();
+        let Some((last, _)) = page.last() else { break };
+        assert_eq!(page.len(), 1);
+        after = *last;
+        pages += 1;
+        paged.extend(page.into_iter().map(|(_, e)| e));
+    }
+    assert_eq!(paged, session.load_all().await.unwrap());
+    assert_eq!(pages, paged.len());
 }
 
 #[tokio::test]

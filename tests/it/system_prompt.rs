@@ -184,7 +184,14 @@ async fn with_every_built_in_tool_the_prompt_and_schemas_fit_the_budget() {
             .unwrap_or_else(|| panic!("no base_tokens in {shown}"))
             .parse()
             .unwrap();
-        println!("system prompt + every built-in tool's schema ({model}): {tokens} tokens");
+        let dense = shown
+            .lines()
+            .find_map(|l| l.strip_prefix("base_tokens_dense = "))
+            .unwrap_or("?");
+        println!(
+            "system prompt + every built-in tool's schema ({model}): {tokens} tokens \
+             at four bytes a token, {dense} by the dense count"
+        );
         assert!(tokens <= BUDGET, "{model}: {tokens} tokens over {BUDGET}");
     }
 }

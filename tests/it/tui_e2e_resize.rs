@@ -313,3 +313,43 @@ async fn keys_typed_right_after_a_resize_all_reach_the_composer() {
         });
     }
 }
+
+/// Issue #23.3: twenty resizes as a window is dragged (about 28 ms apart,
+/// 0.56 s in all, down to six rows and forty columns) with a typed draft,
+/// after an answer filled the scrollback, three times over. A frame made
+/// for one size and read by the terminal at a narrower one wrapped its
+/// status line, and the relative moves then missed the live area: the
+/// draft stood twice above the status line. Run under two CPU hogs to
+/// check it (`yes > /dev/null &` twice): 20 of 20 pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dragged_window_leaves_no_second_live_area() {
+    let f = fixture();
+    let lines = answer_lines(60);
+    let mock = MockModel::start([streamed(&lines, 0)]).await;
+    let mut pty = Pty::spawn(agent_command(&f, Some(&mock.openai_base_url())));
+    wait_ready(&pty);
+    pty.type_text("go");
+    pty.wait_for_text("go", WAIT);
+    pty.press(Key::Enter);
+    wait_answered(&pty, &lines[59]);
+    pty.type_text(DRAFT);
+    pty.wait_for_text(DRAFT, WAIT);
+    for burst in 0..3u16 {
+        for i in 0..20u16 {
+            let step = (i + burst * 7) % 20;
+            let rows = 6 + (step * 7) % 30;
+            let cols = 40 + (step * 23) % 100;
+            pty.resize(cols, rows);
+            // A user's drag, not a wait for anything.
+            std::thread::sleep(Duration::from_millis(28));
+        }
+        resize_to(&mut pty, 100, 30, DRAFT);
+        let all = pty.all_text();
+        assert_eq!(
+            all.matches(DRAFT).count(),
+            1,
+            "burst {burst}: the draft was left behind:\n{all}"
+        );
+        assert_answer_once(&pty, &lines);
+    }
+}

@@ -20,6 +20,11 @@
 //!   `renameat`), [`Root::remove_file`]; the final component is never
 //!   followed.
 //!
+//! - A root may carry the read deny list ([`DeniedReads`], see
+//!   [`Root::denying`]): whatever is opened is checked for where it really
+//!   is (`/proc/self/fd`), so a denied path is refused however it was
+//!   reached, and walks skip denied entries.
+//!
 //! Not guarded: hard links. A hard link inside the root to a file elsewhere
 //! is, by inode, a file inside; see docs/SECURITY.md.
 
@@ -41,6 +46,9 @@ use std::sync::Arc;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+/// The read deny list a root may carry (kept by the sandbox, which
+/// enforces the same list on commands).
+pub use crate::sandbox::DeniedReads;
 pub use nearest::nearby;
 pub use path::{MAX_PATH_BYTES, RelPath, Spelling};
 pub use refusal::{FsRefusal, FsRefusalKind};
@@ -61,6 +69,8 @@ struct RootInner {
     canonical: PathBuf,
     identity: FileIdentity,
     resolver: Resolver,
+    /// What may not be read through this root (empty: nothing denied).
+    denied: Arc<DeniedReads>,
 }
 
 /// Two roots are equal when they hold the same directory (device and
@@ -207,6 +217,8 @@ pub struct OpenedDir {
     fd: Arc<OwnedFd>,
     /// What `fstat` said about it when it was opened.
     pub identity: FileIdentity,
+    /// Entries on this list are neither opened nor descended into.
+    denied: Arc<DeniedReads>,
 }
 
 /// One name in a directory listing.
@@ -220,7 +232,7 @@ pub struct DirEntry {
 }
 
 impl OpenedDir {
-    fn from_fd(fd: OwnedFd) -> Result<Self, Errno> {
+    fn from_fd(fd: OwnedFd, denied: Arc<DeniedReads>) -> Result<Self, Errno> {
         let identity = FileIdentity::from_stat(&rustix::fs::fstat(&fd)?);
         if identity.kind() != FileKind::Directory {
             return Err(Errno::NOTDIR);
@@ -228,7 +240,14 @@ impl OpenedDir {
         Ok(Self {
             fd: Arc::new(fd),
             identity,
+            denied,
         })
+    }
+
+    /// Whether `identity` is a denied path itself (a walk meets a denied
+    /// directory before anything beneath it).
+    fn is_denied(&self, identity: &FileIdentity) -> bool {
+        self.denied.is_denied_identity(identity.dev, identity.ino)
     }
 
     /// Every entry but `.` and `..`, in the order the file system gives.
@@ -251,7 +270,8 @@ impl OpenedDir {
 
     /// Opens the entry `name` as a regular file for reading, following no
     /// symlink. `Ok(None)` when it is not a regular file (directory,
-    /// symlink, FIFO, socket, device) — nothing is waited on.
+    /// symlink, FIFO, socket, device) — nothing is waited on — or is on the
+    /// read deny list.
     pub fn open_file(&self, name: &OsStr) -> std::io::Result<Option<OpenedFile>> {
         let opened = rustix::fs::openat(
             &*self.fd,
@@ -264,11 +284,12 @@ impl OpenedDir {
             Err(Errno::LOOP | Errno::MLINK) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
-        opened_regular(fd).map_err(Into::into)
+        let opened = opened_regular(fd)?;
+        Ok(opened.filter(|file| !self.is_denied(&file.identity)))
     }
 
     /// Opens the entry `name` as a directory, following no symlink.
-    /// `Ok(None)` when it is not a directory.
+    /// `Ok(None)` when it is not a directory or is on the read deny list.
     pub fn open_dir(&self, name: &OsStr) -> std::io::Result<Option<OpenedDir>> {
         let opened = rustix::fs::openat(
             &*self.fd,
@@ -277,7 +298,11 @@ impl OpenedDir {
             Mode::empty(),
         );
         match opened {
-            Ok(fd) => OpenedDir::from_fd(fd).map(Some).map_err(Into::into),
+            Ok(fd) => match OpenedDir::from_fd(fd, self.denied.clone()) {
+                Ok(dir) if self.is_denied(&dir.identity) => Ok(None),
+                Ok(dir) => Ok(Some(dir)),
+                Err(e) => Err(e.into()),
+            },
             Err(Errno::LOOP | Errno::MLINK | Errno::NOTDIR) => Ok(None),
             Err(e) => Err(e.into()),
         }
@@ -299,6 +324,13 @@ fn read_flags() -> OFlags {
 
 fn dir_flags() -> OFlags {
     OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NONBLOCK
+}
+
+/// Where the open file `fd` really is (symlinks resolved), where the system
+/// says (`/proc/self/fd` on Linux); `None` elsewhere.
+fn real_location(fd: &OwnedFd) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd as _;
+    std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()
 }
 
 /// `Some` when `fd` is a regular file; `None` for anything else.
@@ -340,8 +372,44 @@ impl Root {
                 canonical,
                 identity,
                 resolver,
+                denied: Arc::default(),
             }),
         })
+    }
+
+    /// This root refusing to read what `denied` lists (the session's read
+    /// deny list), wherever the path leads beneath it; subroots and opened
+    /// directories keep the list.
+    pub fn denying(&self, denied: Arc<DeniedReads>) -> Root {
+        let inner = &self.inner;
+        Root {
+            inner: Arc::new(RootInner {
+                fd: inner.fd.clone(),
+                display: inner.display.clone(),
+                canonical: inner.canonical.clone(),
+                identity: inner.identity,
+                resolver: inner.resolver,
+                denied,
+            }),
+        }
+    }
+
+    /// Refuses `fd` (opened for `rel`) when it is, or lies beneath, a
+    /// denied path: checked where it really is, so no symlink or `..`
+    /// spelling inside the root gets around it.
+    fn check_denied(&self, fd: &OwnedFd, rel: &RelPath) -> Result<(), FsRefusal> {
+        let denied = &self.inner.denied;
+        if denied.is_empty() {
+            return Ok(());
+        }
+        let identity =
+            FileIdentity::from_stat(&rustix::fs::fstat(fd).map_err(|e| self.io_refusal(e, rel))?);
+        let by_identity = denied.is_denied_identity(identity.dev, identity.ino);
+        let by_location = real_location(fd).is_some_and(|path| denied.covers(&path));
+        if by_identity || by_location {
+            return Err(self.refusal(FsRefusalKind::Denied, &rel.to_string(), None));
+        }
+        Ok(())
     }
 
     /// The path the directory had when opened — for messages only, never
@@ -398,6 +466,7 @@ impl Root {
             read_flags(),
         )
         .map_err(|e| self.io_refusal(e, rel))?;
+        self.check_denied(&fd, rel)?;
         let identity =
             FileIdentity::from_stat(&rustix::fs::fstat(&fd).map_err(|e| self.io_refusal(e, rel))?);
         if identity.kind() != FileKind::Regular {
@@ -418,8 +487,11 @@ impl Root {
             self.inner.resolver,
             rel,
             dir_flags(),
-        )
-        .and_then(OpenedDir::from_fd);
+        );
+        if let Ok(fd) = &opened {
+            self.check_denied(fd, rel)?;
+        }
+        let opened = opened.and_then(|fd| OpenedDir::from_fd(fd, self.inner.denied.clone()));
         match opened {
             Ok(dir) => Ok(dir),
             Err(Errno::NOTDIR) => match self.stat(rel)? {
@@ -445,6 +517,7 @@ impl Root {
                 display,
                 identity: dir.identity,
                 resolver: self.inner.resolver,
+                denied: dir.denied,
             }),
         })
     }

@@ -24,6 +24,9 @@ pub enum FsRefusalKind {
     TooLarge,
     /// The operating system refused (permission, I/O error) (`io_error`).
     Io,
+    /// On the read deny list: the user's secrets or light-agent's own data
+    /// (`path_denied`).
+    Denied,
 }
 
 impl FsRefusalKind {
@@ -37,6 +40,7 @@ impl FsRefusalKind {
             FsRefusalKind::NotDirectory => "path_not_directory",
             FsRefusalKind::TooLarge => "file_too_large",
             FsRefusalKind::Io => "io_error",
+            FsRefusalKind::Denied => "path_denied",
         }
     }
 }
@@ -90,6 +94,10 @@ impl FsRefusal {
             FsRefusalKind::Io => (
                 "the path could not be opened",
                 "check the path with tree; it may be unreadable or have changed",
+            ),
+            FsRefusalKind::Denied => (
+                "this path holds secrets or light-agent's own data; reading it is refused",
+                "leave it alone; it is on the read deny list ([sandbox] deny_read, /permissions)",
             ),
         };
         let message = Labelled::what(what)

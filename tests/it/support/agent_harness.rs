@@ -94,6 +94,19 @@ pub fn openai_adaptor(mock: &MockModel) -> light_agent::ai::OpenAiAdaptor {
     .unwrap()
 }
 
+/// The context of an agent with the built-in tools' prompts and a
+/// `window`-token window.
+pub fn tools_context(window: u64) -> ContextConfig {
+    ContextConfig {
+        prompts: vec![PromptSection::new(
+            builtin::TOOL_PROMPTS_NAME,
+            builtin::tool_prompts(),
+        )],
+        context_window: window,
+        ..ContextConfig::default()
+    }
+}
+
 /// Writes `parent/repo` with `src/main.rs`, `src/lib.rs` (`answer()`
 /// returns 42) and a README; returns the repo's path.
 pub fn write_demo_repo(parent: &Path) -> PathBuf {

@@ -42,6 +42,8 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The body parsed as JSON (`Value::String` of the text if it is not JSON).
     pub body: Value,
+    /// The body's length in bytes, as sent.
+    pub body_bytes: usize,
     /// When the request had been read completely.
     pub received_at: Instant,
 }
@@ -236,7 +238,11 @@ struct State {
     disconnects: usize,
     close_reused: bool,
     dropped_on_reuse: usize,
+    responder: Option<Responder>,
 }
+
+/// Decides a reply from the request itself (see [`MockModel::respond_with`]).
+pub type Responder = Box<dyn FnMut(&RecordedRequest) -> Reply + Send>;
 
 /// The running mock; stops when dropped.
 pub struct MockModel {
@@ -283,6 +289,12 @@ impl MockModel {
     /// on; scripted replies then go to streamed requests only.
     pub fn answer_text_requests_with(&self, reply: Reply) {
         self.lock().text_reply = Some(reply);
+    }
+
+    /// Answers every request with what `responder` makes of it from now
+    /// on, instead of the script (a server that counts what it is sent).
+    pub fn respond_with(&self, responder: impl FnMut(&RecordedRequest) -> Reply + Send + 'static) {
+        self.lock().responder = Some(Box::new(responder));
     }
 
     /// Appends a reply to the script.
@@ -420,6 +432,7 @@ async fn read_request(socket: &mut TcpStream) -> Option<RecordedRequest> {
         method,
         path,
         headers,
+        body_bytes: body.len(),
         body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
         received_at: Instant::now(),
     })
@@ -432,11 +445,13 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
     let (reply, keep_alive) = {
         let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
         let streamed = request.body.get("stream").is_some_and(|s| s == true);
-        state.requests.push(request);
-        let reply = match (&state.text_reply, streamed) {
-            (Some(reply), false) => Some(reply.clone()),
+        let state = &mut *state;
+        let reply = match (&state.text_reply, streamed, &mut state.responder) {
+            (Some(reply), false, _) => Some(reply.clone()),
+            (_, _, Some(responder)) => Some(responder(&request)),
             _ => state.replies.pop_front(),
         };
+        state.requests.push(request);
         (reply, state.close_reused)
     };
     let reply = reply.unwrap_or_else(|| {

@@ -43,6 +43,11 @@ impl ShellHarness {
         Self::build(Some(SandboxPolicy::default()), extra)
     }
 
+    /// Sandboxed with `policy`, commands seeing `home` as `$HOME`.
+    pub fn with_home(policy: SandboxPolicy, home: &Path) -> Self {
+        Self::build(Some(policy), vec![("HOME".into(), home.into())])
+    }
+
     fn build(policy: Option<SandboxPolicy>, extra: Vec<(OsString, OsString)>) -> Self {
         let work = tempfile::tempdir().unwrap();
         let tmp = tempfile::tempdir().unwrap();
@@ -52,6 +57,7 @@ impl ShellHarness {
             .filter_map(|n| std::env::var_os(n).map(|v| (OsString::from(n), v)))
             .collect();
         env.push(("TMPDIR".into(), tmp.path().into()));
+        env.retain(|(name, _)| !extra.iter().any(|(given, _)| given == name));
         env.extend(extra);
         let helper = policy
             .is_some()
