@@ -102,6 +102,7 @@ async fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Exec(exec)) => {
             run_exec(exec, &cli.model, cli.log_level, &switches, &cwd).await
         }
+        Some(Command::Acp) => run_acp(&cli.model, cli.log_level, &switches).await,
         Some(Command::Undo { id }) => cli::undo::run(&open_store()?, &cwd, id.as_deref()).await,
         Some(Command::Sessions { all, json, limit }) => {
             let manager = open_store()?;
@@ -345,6 +346,32 @@ async fn setup(
         resolution,
         _log: log,
     })
+}
+
+async fn run_acp(
+    model: &ModelFlags,
+    log_level: Option<String>,
+    switches: &Switches,
+) -> Result<Exit> {
+    let setup = setup(model, log_level, switches).await?;
+    let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
+        format!(
+            "opening the session database {}",
+            setup.paths.db_file.display()
+        )
+    })?;
+    let (settings, model_missing) = match setup.resolution {
+        Resolution::Ready(settings) => (settings, None),
+        Resolution::NoModel { message, settings } => (settings, Some(message)),
+    };
+    cli::acp::run(cli::acp::AcpSetup {
+        paths: setup.paths,
+        settings,
+        model_missing,
+        env: std::env::vars_os().collect(),
+        manager,
+    })
+    .await
 }
 
 async fn run_exec(

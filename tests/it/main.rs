@@ -4,6 +4,7 @@
 mod support;
 mod tui_support;
 
+mod acp;
 mod agent_call_ids;
 mod agent_connections;
 mod agent_context;
