@@ -475,3 +475,59 @@ fn a_hostile_client_gets_errors_and_the_agent_keeps_serving() {
     assert_eq!(c.finish(), Some(0));
     assert!(mock.requests().is_empty(), "no prompt reached the model");
 }
+
+#[test]
+fn an_image_block_and_a_file_link_reach_the_model() {
+    let f = Workspace::new("fn main() { marker_in_main(); }\n");
+    std::fs::create_dir_all(&f.home).unwrap();
+    std::fs::write(
+        f.home.join("config.toml"),
+        "[models.\"mock-model\"]\nimages = true\n",
+    )
+    .unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([Reply::openai_text("a square")]));
+    let (mut c, session) = Client::with_session(&f, &mock.openai_base_url());
+    let png = support::images::png(4, 4);
+    let data = support::images::base64(&png);
+    let link = format!("file://{}", f.repo.join("src/main.rs").display());
+    let answer = c.call(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [
+            {"type": "text", "text": "what is this?"},
+            {"type": "image", "mimeType": "image/png", "data": data},
+            {"type": "resource_link", "name": "main.rs", "uri": link},
+        ]}),
+    );
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let body = &mock.requests()[0].body;
+    let user = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    let sent = user.to_string();
+    assert!(
+        sent.contains(&format!("data:image/png;base64,{data}")),
+        "{sent}"
+    );
+    assert!(
+        sent.contains("marker_in_main"),
+        "the linked file's text: {sent}"
+    );
+    assert_eq!(c.finish(), Some(0));
+}
+
+#[test]
+fn acp_help_says_what_it_serves_and_how_an_editor_starts_it() {
+    let out = Command::new(env!("CARGO_BIN_EXE_light-agent"))
+        .args(["acp", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("Agent Client Protocol"), "{help}");
+    assert!(help.contains("agent_servers"), "{help}");
+    assert!(help.contains("read-only, ask"), "{help}");
+}

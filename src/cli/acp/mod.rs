@@ -314,7 +314,9 @@ impl AcpAgent {
             default_mode: PermissionMode::Ask,
             approvals: true,
             fresh_hint: FreshHint::Editor,
-            mcp_wait: McpWait::Settled,
+            // An editor is interactive: like the TUI, a prompt waits for MCP
+            // servers still starting only within the grace.
+            mcp_wait: McpWait::Grace,
             title: None,
         };
         self.next_key += 1;
