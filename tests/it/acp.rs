@@ -531,3 +531,47 @@ fn acp_help_says_what_it_serves_and_how_an_editor_starts_it() {
     assert!(help.contains("agent_servers"), "{help}");
     assert!(help.contains("read-only, ask"), "{help}");
 }
+
+#[test]
+fn an_mcp_server_the_client_sends_joins_the_session() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let args = json!({"_intent": "try the server", "text": "hi"}).to_string();
+    let mock = rt.block_on(MockModel::start([
+        OpenAiStream::new()
+            .tool_call("call_1", "mcp__editor__echo", &[&args])
+            .into_reply(),
+        Reply::openai_text("done"),
+    ]));
+    let mut c = Client::start(&f, &mock.openai_base_url());
+    c.call("initialize", json!({"protocolVersion": 1}));
+    let exe = std::env::current_exe().unwrap();
+    let server = json!({
+        "name": "editor",
+        "command": exe,
+        "args": ["mcp::server_role", "--exact", "--ignored"],
+        "env": [{"name": support::mcp_server::MODE_ENV, "value": "normal"}],
+    });
+    let opened = c.call(
+        "session/new",
+        json!({"cwd": f.repo, "mcpServers": [server]}),
+    );
+    let session = opened["result"]["sessionId"].as_str().unwrap().to_string();
+    c.call(
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "auto"}),
+    );
+    let answer = c.call(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "echo"}]}),
+    );
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+    let sent = mock.requests()[1].body["messages"].to_string();
+    assert!(sent.contains("echo: hi"), "{sent}");
+    let sse = c.call(
+        "session/new",
+        json!({"cwd": f.repo, "mcpServers": [{"type": "sse", "name": "s", "url": "http://127.0.0.1:9/", "headers": []}]}),
+    );
+    assert_eq!(sse["error"]["code"], -32602, "{sse}");
+    assert_eq!(c.finish(), Some(0));
+}

@@ -13,6 +13,7 @@
 //! The payload types are the official `agent-client-protocol-schema`
 //! crate's; one task owns every session, so nothing here is locked.
 
+mod mcp;
 mod prompt;
 mod rpc;
 mod session;
@@ -25,8 +26,8 @@ use std::path::Path;
 use agent_client_protocol_schema::ProtocolVersion;
 use agent_client_protocol_schema::v1::{
     AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    LoadSessionRequest, McpCapabilities, NewSessionRequest, PromptCapabilities, PromptRequest,
-    RequestPermissionOutcome, RequestPermissionResponse, SetSessionModeRequest,
+    LoadSessionRequest, McpCapabilities, McpServer, NewSessionRequest, PromptCapabilities,
+    PromptRequest, RequestPermissionOutcome, RequestPermissionResponse, SetSessionModeRequest,
     SetSessionModeResponse,
 };
 use anyhow::Result;
@@ -146,13 +147,17 @@ impl AcpAgent {
             },
             "authenticate" => return self.out.result(id, serde_json::json!({})),
             "session/new" => match parse::<NewSessionRequest>(params) {
-                Ok(request) => self.open(id.clone(), &request.cwd, None).await,
+                Ok(request) => {
+                    self.open(id.clone(), &request.cwd, &request.mcp_servers, None)
+                        .await
+                }
                 Err(e) => Err(e),
             },
             "session/load" => match parse::<LoadSessionRequest>(params) {
                 Ok(request) => {
                     let wanted = request.session_id.0.to_string();
-                    self.open(id.clone(), &request.cwd, Some(wanted)).await
+                    self.open(id.clone(), &request.cwd, &request.mcp_servers, Some(wanted))
+                        .await
                 }
                 Err(e) => Err(e),
             },
@@ -254,8 +259,10 @@ impl AcpAgent {
         &mut self,
         request: Value,
         cwd: &Path,
+        servers: &[McpServer],
         wanted: Option<String>,
     ) -> Result<(), rpc::RpcError> {
+        let settings = mcp::with_client_servers(&self.setup.settings, servers)?;
         if !cwd.is_absolute() {
             return Err(rpc::error(
                 code::INVALID_PARAMS,
@@ -296,16 +303,11 @@ impl AcpAgent {
                 (choice, opening)
             }
         };
-        let mode = self
-            .setup
-            .settings
-            .permissions
-            .mode
-            .unwrap_or(PermissionMode::Ask);
+        let mode = settings.permissions.mode.unwrap_or(PermissionMode::Ask);
         let config = HostConfig {
             cwd: cwd.clone(),
             paths: self.setup.paths.clone(),
-            settings: self.setup.settings.clone(),
+            settings,
             model_missing: self.setup.model_missing.clone(),
             choice,
             session: None,
@@ -384,7 +386,8 @@ fn unknown_session(id: &str) -> rpc::RpcError {
 }
 
 /// What this agent can do, honestly: stored sessions load, prompts take
-/// images and embedded files; MCP servers come from the configuration.
+/// images and embedded files; MCP servers over stdio and HTTP join the
+/// configured ones.
 fn initialize() -> InitializeResponse {
     let capabilities = AgentCapabilities::new()
         .load_session(true)
@@ -394,7 +397,7 @@ fn initialize() -> InitializeResponse {
                 .audio(false)
                 .embedded_context(true),
         )
-        .mcp_capabilities(McpCapabilities::new().http(false).sse(false));
+        .mcp_capabilities(McpCapabilities::new().http(true).sse(false));
     InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(capabilities)
         .agent_info(Implementation::new(
