@@ -183,12 +183,7 @@ async fn run_interactive(
     let setup = setup(model, log_level, switches).await?;
     // A session that cannot be opened is refused before the UI takes the
     // terminal, with exit code 2.
-    let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
-        format!(
-            "opening the session database {}",
-            setup.paths.db_file.display()
-        )
-    })?;
+    let manager = open_sessions(&setup.paths)?;
     let choice = build::check_choice(&manager, &cwd, choice, build::FreshHint::Interactive)
         .await
         .map_err(|e| UsageError(format!("{e:#}")))?;
@@ -232,10 +227,14 @@ fn paths(env: &Env) -> Result<Paths> {
     Ok(Paths::resolve(env.get("LIGHT_AGENT_HOME").map(Path::new))?)
 }
 
-fn open_store() -> Result<SessionManager> {
-    let paths = paths(&env())?;
+/// The session database at `paths`.
+fn open_sessions(paths: &Paths) -> Result<SessionManager> {
     SessionManager::open(&paths.db_file)
         .with_context(|| format!("opening the session database {}", paths.db_file.display()))
+}
+
+fn open_store() -> Result<SessionManager> {
+    open_sessions(&paths(&env())?)
 }
 
 async fn run_config(
@@ -354,12 +353,7 @@ async fn run_acp(
     switches: &Switches,
 ) -> Result<Exit> {
     let setup = setup(model, log_level, switches).await?;
-    let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
-        format!(
-            "opening the session database {}",
-            setup.paths.db_file.display()
-        )
-    })?;
+    let manager = open_sessions(&setup.paths)?;
     let (settings, model_missing) = match setup.resolution {
         Resolution::Ready(settings) => (settings, None),
         Resolution::NoModel { message, settings } => (settings, Some(message)),
@@ -424,12 +418,7 @@ async fn run_exec(
     };
     // A model that cannot be built is a usage error, before any session opens.
     build::adaptor(settings).map_err(|e| UsageError(format!("{e:#}")))?;
-    let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
-        format!(
-            "opening the session database {}",
-            setup.paths.db_file.display()
-        )
-    })?;
+    let manager = open_sessions(&setup.paths)?;
     let choice = build::check_choice(&manager, cwd, choice, build::FreshHint::Exec)
         .await
         .map_err(|e| UsageError(format!("{e:#}")))?;

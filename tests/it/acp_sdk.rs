@@ -4,15 +4,13 @@
 //! `light-agent acp` through `acp_sdk/client.mjs` (one scenario a run; the
 //! script prints what the client saw as JSON) against the mock model.
 //!
-//! Without npm (or when the install fails) each test prints why and
-//! passes, unless `LIGHT_AGENT_REQUIRE_NPM=1` (set by `.ci/run`): then it
-//! fails.
+//! Without npm each test is skipped, unless `LIGHT_AGENT_REQUIRE_NPM=1`
+//! (`support::npm`).
 
 use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::child_env::{Workspace, run, scrub};
@@ -20,73 +18,10 @@ use support::{MockModel, OpenAiStream, Reply};
 
 const PACKAGE: &str = "@agentclientprotocol/sdk";
 const VERSION: &str = "2.4.0";
-/// Makes a missing npm or a failed install a failure instead of a skip.
-const REQUIRE_ENV: &str = "LIGHT_AGENT_REQUIRE_NPM";
-/// Hang guard for the one-time install.
-const INSTALL_GUARD: Duration = Duration::from_secs(600);
 
-/// Where the SDK is installed: `target/tmp/npm-acp`.
-fn prefix() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-acp")
-}
-
-fn installed(prefix: &Path) -> bool {
-    let manifest = prefix
-        .join("node_modules")
-        .join(PACKAGE)
-        .join("package.json");
-    std::fs::read(manifest)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-        .is_some_and(|m| m["version"] == VERSION)
-}
-
-/// The SDK's install prefix, or why there is none.
-async fn install() -> Result<PathBuf, String> {
-    let prefix = prefix();
-    if installed(&prefix) {
-        return Ok(prefix);
-    }
-    let mut npm = tokio::process::Command::new("npm");
-    npm.arg("install")
-        .arg("--prefix")
-        .arg(&prefix)
-        .args(["--no-audit", "--no-fund", "--no-save", "--loglevel=error"])
-        .arg(format!("{PACKAGE}@{VERSION}"))
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
-    let out = match tokio::time::timeout(INSTALL_GUARD, npm.output()).await {
-        Err(_) => {
-            return Err(format!(
-                "npm install gave no answer within {INSTALL_GUARD:?}"
-            ));
-        }
-        Ok(Err(e)) => return Err(format!("npm cannot be run: {e}")),
-        Ok(Ok(out)) => out,
-    };
-    if !out.status.success() {
-        return Err(format!(
-            "npm install {PACKAGE}@{VERSION} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    if installed(&prefix) {
-        Ok(prefix)
-    } else {
-        Err(format!("npm installed no {PACKAGE}@{VERSION}"))
-    }
-}
-
-/// The SDK, or `None` when the test is skipped.
+/// The SDK's package folder, or `None` when the test is skipped.
 async fn sdk() -> Option<PathBuf> {
-    match install().await {
-        Ok(prefix) => Some(prefix),
-        Err(why) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
-            eprintln!("skipped: {why} (set {REQUIRE_ENV}=1 to make this a failure)");
-            None
-        }
-        Err(why) => panic!("{why} ({REQUIRE_ENV}=1)"),
-    }
+    support::npm::package("npm-acp", PACKAGE, VERSION).await
 }
 
 /// Runs the SDK client through `scenario` against `light-agent acp` on the

@@ -3,14 +3,15 @@
 // object on stdout. Usage:
 //   node client.mjs SDK_DIR SCENARIO CWD AGENT [AGENT_ARGS...]
 // SCENARIO: prompt | edit-allow | edit-reject | cancel | load:SESSION_ID
-// The SDK is imported from SDK_DIR (installed, pinned, by the Rust test).
+// The SDK is imported from SDK_DIR, its package folder (installed, pinned,
+// by the Rust test).
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 
 const [sdkDir, scenario, cwd, agent, ...agentArgs] = process.argv.slice(2);
-const entry = path.join(sdkDir, "node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js");
+const entry = path.join(sdkDir, "dist/v1/stable/acp.js");
 const acp = await import(pathToFileURL(entry).href);
 
 const child = spawn(agent, agentArgs, { cwd, stdio: ["pipe", "pipe", "inherit"] });

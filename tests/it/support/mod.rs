@@ -14,6 +14,7 @@
 //! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
 //! - [`mcp_server`]: the in-repo MCP test server (rmcp server side).
+//! - [`npm`]: pinned npm packages installed once into `target/tmp`.
 //! - [`write`]: a file beneath a test tree, its folders made; [`grep_hits`]:
 //!   the matches a grep result lists.
 #![allow(dead_code, unused_imports)]
@@ -27,6 +28,7 @@ pub mod history;
 pub mod images;
 pub mod mcp_server;
 pub mod mock_model;
+pub mod npm;
 pub mod shell_harness;
 pub mod streams;
 pub mod vendor_streams;
