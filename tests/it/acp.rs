@@ -5,23 +5,16 @@
 
 use crate::support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 
 use serde_json::{Value, json};
 use support::child_env::{Workspace, scrub};
+use support::json_lines::JsonLines;
 use support::{MockModel, OpenAiStream, Reply};
-
-/// Longest wait for a line; only a failing test waits this long.
-const WAIT: Duration = Duration::from_secs(20);
 
 /// The agent process as a client sees it.
 struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<Value>,
+    io: JsonLines,
     next_id: u64,
 }
 
@@ -32,28 +25,8 @@ impl Client {
         scrub(&mut cmd);
         cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
         cmd.args(["acp", "--base-url", url, "--model", "mock-model"]);
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut child = cmd.spawn().unwrap();
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let line = line.unwrap();
-                let value: Value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
-                assert_eq!(value["jsonrpc"], "2.0", "{line}");
-                if tx.send(value).is_err() {
-                    return;
-                }
-            }
-        });
         Client {
-            child,
-            stdin,
-            lines,
+            io: JsonLines::spawn(cmd),
             next_id: 0,
         }
     }
@@ -72,10 +45,7 @@ impl Client {
     }
 
     fn send_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
+        self.io.send(line);
     }
 
     /// Sends a request; returns its id.
@@ -98,26 +68,19 @@ impl Client {
         self.send_line(&line.to_string());
     }
 
-    /// Messages until one matches `wanted` (that one included).
+    /// Messages until one matches `wanted` (that one included); each is a
+    /// JSON-RPC 2.0 message.
     fn until(&self, wanted: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let mut seen = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(WAIT)
-                .unwrap_or_else(|_| panic!("no such message; saw {seen:#?}"));
-            let done = wanted(&line);
-            seen.push(line);
-            if done {
-                return seen;
-            }
+        let lines = self.io.until(wanted);
+        for line in &lines {
+            assert_eq!(line["jsonrpc"], "2.0", "{line}");
         }
+        lines
     }
 
     /// Closes stdin and waits for the exit code.
-    fn finish(mut self) -> Option<i32> {
-        drop(self.stdin.take());
-        self.child.wait().unwrap().code()
+    fn finish(self) -> Option<i32> {
+        self.io.finish()
     }
 }
 

@@ -10,6 +10,7 @@
 //! - [`decoding`]: SSE fixtures through a decoder, whole or cut.
 //! - [`history`]: typical histories built event by event.
 //! - [`images`]: tiny PNG and JPEG images made in the test.
+//! - [`json_lines`]: a child process spoken to in JSON lines.
 //! - [`agent_harness`]: an agent over the mock in a small demo repo.
 //! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
@@ -26,6 +27,7 @@ pub mod child_env;
 pub mod decoding;
 pub mod history;
 pub mod images;
+pub mod json_lines;
 pub mod mcp_server;
 pub mod mock_model;
 pub mod npm;
