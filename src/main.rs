@@ -102,6 +102,7 @@ async fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Exec(exec)) => {
             run_exec(exec, &cli.model, cli.log_level, &switches, &cwd).await
         }
+        Some(Command::Acp) => run_acp(&cli.model, cli.log_level, &switches).await,
         Some(Command::Undo { id }) => cli::undo::run(&open_store()?, &cwd, id.as_deref()).await,
         Some(Command::Sessions { all, json, limit }) => {
             let manager = open_store()?;
@@ -182,12 +183,7 @@ async fn run_interactive(
     let setup = setup(model, log_level, switches).await?;
     // A session that cannot be opened is refused before the UI takes the
     // terminal, with exit code 2.
-    let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
-        format!(
-            "opening the session database {}",
-            setup.paths.db_file.display()
-        )
-    })?;
+    let manager = open_sessions(&setup.paths)?;
     let choice = build::check_choice(&manager, &cwd, choice, build::FreshHint::Interactive)
         .await
         .map_err(|e| UsageError(format!("{e:#}")))?;
@@ -231,10 +227,14 @@ fn paths(env: &Env) -> Result<Paths> {
     Ok(Paths::resolve(env.get("LIGHT_AGENT_HOME").map(Path::new))?)
 }
 
-fn open_store() -> Result<SessionManager> {
-    let paths = paths(&env())?;
+/// The session database at `paths`.
+fn open_sessions(paths: &Paths) -> Result<SessionManager> {
     SessionManager::open(&paths.db_file)
         .with_context(|| format!("opening the session database {}", paths.db_file.display()))
+}
+
+fn open_store() -> Result<SessionManager> {
+    open_sessions(&paths(&env())?)
 }
 
 async fn run_config(
@@ -348,6 +348,27 @@ async fn setup(
     })
 }
 
+async fn run_acp(
+    model: &ModelFlags,
+    log_level: Option<String>,
+    switches: &Switches,
+) -> Result<Exit> {
+    let setup = setup(model, log_level, switches).await?;
+    let manager = open_sessions(&setup.paths)?;
+    let (settings, model_missing) = match setup.resolution {
+        Resolution::Ready(settings) => (settings, None),
+        Resolution::NoModel { message, settings } => (settings, Some(message)),
+    };
+    cli::acp::run(cli::acp::AcpSetup {
+        paths: setup.paths,
+        settings,
+        model_missing,
+        env: std::env::vars_os().collect(),
+        manager,
+    })
+    .await
+}
+
 async fn run_exec(
     args: ExecArgs,
     model: &ModelFlags,
@@ -398,12 +419,7 @@ async fn run_exec(
     };
     // A model that cannot be built is a usage error, before any session opens.
     build::adaptor(settings).map_err(|e| UsageError(format!("{e:#}")))?;
-    let manager = SessionManager::open(&setup.paths.db_file).with_context(|| {
-        format!(
-            "opening the session database {}",
-            setup.paths.db_file.display()
-        )
-    })?;
+    let manager = open_sessions(&setup.paths)?;
     let choice = build::check_choice(&manager, cwd, choice, build::FreshHint::Exec)
         .await
         .map_err(|e| UsageError(format!("{e:#}")))?;

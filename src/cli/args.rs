@@ -84,6 +84,20 @@ pub enum Command {
   echo \"list the modules\" | light-agent exec -
   light-agent exec --json --continue \"and the tests?\"")]
     Exec(ExecArgs),
+    /// Serve an editor over the Agent Client Protocol (JSON-RPC on
+    /// stdin/stdout): Zed, JetBrains IDEs, Neovim, Emacs start it as their agent.
+    #[command(
+        long_about = "Serve an editor over the Agent Client Protocol: JSON-RPC 2.0 messages, one a line, \
+on stdin and stdout (nothing else is written to stdout; logs go to the log file). The editor starts \
+the process and opens sessions in its project directory; each session is a light-agent session \
+(stored, resumable with session/load or `light-agent resume`). Modes: read-only, ask (the default: \
+edits and commands outside the rules are asked about through the editor), auto. The process ends \
+when stdin closes.",
+        after_help = "Examples (Zed, settings.json):
+  \"agent_servers\": { \"light-agent\": { \"command\": \"light-agent\", \"args\": [\"acp\"] } }
+  light-agent acp --provider ollama --model qwen3:8b"
+    )]
+    Acp,
     /// Run a built-in tool (tree, grep, read_file) confined to the working directory and print its result.
     #[command(after_help = "Examples:
   light-agent tool tree '{}'

@@ -3,6 +3,7 @@
 pub use light_agent::host::build;
 pub use light_agent::host::build::truncate;
 
+pub mod acp;
 pub mod args;
 pub mod exec;
 pub mod history_file;

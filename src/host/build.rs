@@ -94,6 +94,8 @@ pub enum FreshHint {
     Interactive,
     /// Inside the TUI: `/new`.
     Tui,
+    /// An editor over the Agent Client Protocol: its own new-session action.
+    Editor,
 }
 
 impl FreshHint {
@@ -102,6 +104,7 @@ impl FreshHint {
             FreshHint::Exec => "run exec without --continue and --resume for a new session",
             FreshHint::Interactive => "start a new session with light-agent --new",
             FreshHint::Tui => "start a new session with /new",
+            FreshHint::Editor => "start a new session from the editor",
         }
     }
 }

@@ -239,7 +239,12 @@ fn check_object(
             }
         }
     }
-    for (name, field) in object {
+    // In name order, whatever order the object keeps: serde_json keeps
+    // insertion order when a dependency turns `preserve_order` on (the ACP
+    // schema crate does), and the issues must read the same either way.
+    let mut fields: Vec<(&String, &Value)> = object.iter().collect();
+    fields.sort_by(|a, b| a.0.cmp(b.0));
+    for (name, field) in fields {
         path.push(name.clone());
         match properties.and_then(|p| p.get(name)) {
             Some(field_schema) => check(field_schema, field, path, issues),

@@ -29,6 +29,18 @@ fn roles(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Snapshots `bodies` with object keys sorted: the order a body's JSON
+/// keeps depends on serde_json's `preserve_order`, which a dependency may
+/// turn on (the ACP schema crate does); what is sent must read the same
+/// either way. A macro, so the snapshot keeps its test's name.
+macro_rules! assert_bodies {
+    ($bodies:expr) => {
+        insta::with_settings!({sort_maps => true}, {
+            insta::assert_yaml_snapshot!($bodies);
+        })
+    };
+}
+
 #[test]
 fn plain_prompt() {
     let req = request(vec![input(1, "Hello")]);
@@ -36,7 +48,7 @@ fn plain_prompt() {
     assert_eq!(roles(&bodies["openai"]), ["system", "user"]);
     assert_eq!(bodies["openai"]["stream_options"]["include_usage"], true);
     assert_eq!(bodies["anthropic"]["system"], "You are light-agent.");
-    insta::assert_yaml_snapshot!(bodies);
+    assert_bodies!(bodies);
 }
 
 #[test]
@@ -58,7 +70,7 @@ fn parallel_tool_calls_with_results_stored_in_reverse_order() {
     let results = &anthropic["messages"][2]["content"];
     assert_eq!(results[0]["tool_use_id"], "call_a");
     assert_eq!(results[1]["tool_use_id"], "call_b");
-    insta::assert_yaml_snapshot!(bodies);
+    assert_bodies!(bodies);
 }
 
 #[test]
@@ -76,7 +88,7 @@ fn error_result_is_marked_for_the_model() {
     );
     let block = &bodies["anthropic"]["messages"][2]["content"][0];
     assert_eq!(block["is_error"], true);
-    insta::assert_yaml_snapshot!(bodies);
+    assert_bodies!(bodies);
 }
 
 #[test]
@@ -105,7 +117,7 @@ fn unanswered_call_after_an_interrupt_gets_an_interrupted_result_and_a_note() {
         "[the previous turn was interrupted by the user]"
     );
     assert_eq!(roles(&bodies["anthropic"]), ["user", "assistant", "user"]);
-    insta::assert_yaml_snapshot!(bodies);
+    assert_bodies!(bodies);
 }
 
 #[test]
@@ -124,7 +136,7 @@ fn summary_is_a_labelled_note_where_it_sits() {
         "[system note] Skill loaded: clap."
     );
     assert_eq!(roles(&bodies["anthropic"]), ["user", "assistant"]);
-    insta::assert_yaml_snapshot!(bodies);
+    assert_bodies!(bodies);
 }
 
 #[test]

@@ -4,86 +4,22 @@
 
 use crate::support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 
 use serde_json::{Value, json};
 use support::child_env::{Workspace, scrub};
+use support::json_lines::JsonLines;
 use support::{MockModel, OpenAiStream, Reply};
 
-/// Longest wait for a line; only a failing test waits this long.
-const WAIT: Duration = Duration::from_secs(20);
-
-/// The process, its stdin and its stdout's lines as JSON.
-struct Session {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<Value>,
-}
-
-impl Session {
-    fn start(f: &Workspace, url: &str, args: &[&str]) -> Session {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
-        cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
-        scrub(&mut cmd);
-        cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
-        cmd.args(["exec", "--base-url", url, "--model", "mock-model"]);
-        cmd.args(["--input-format", "stream-json"]).args(args);
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut child = cmd.spawn().unwrap();
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let line = line.unwrap();
-                let value = serde_json::from_str(&line)
-                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
-                if tx.send(value).is_err() {
-                    return;
-                }
-            }
-        });
-        Session {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Lines until one matches `wanted` (that one included).
-    fn until(&self, wanted: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let mut seen = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(WAIT)
-                .unwrap_or_else(|_| panic!("no such line; saw {seen:#?}"));
-            let done = wanted(&line);
-            seen.push(line);
-            if done {
-                return seen;
-            }
-        }
-    }
-
-    /// Closes stdin and waits for the exit code.
-    fn finish(mut self) -> Option<i32> {
-        drop(self.stdin.take());
-        // Lines after the last awaited one are drained by the reader thread.
-        let status = self.child.wait().unwrap();
-        status.code()
-    }
+/// `exec --input-format stream-json` in the workspace's repo.
+fn session(f: &Workspace, url: &str, args: &[&str]) -> JsonLines {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
+    cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
+    scrub(&mut cmd);
+    cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
+    cmd.args(["exec", "--base-url", url, "--model", "mock-model"]);
+    cmd.args(["--input-format", "stream-json"]).args(args);
+    JsonLines::spawn(cmd)
 }
 
 fn job_ended(op: &'static str) -> impl Fn(&Value) -> bool {
@@ -98,7 +34,7 @@ fn two_prompts_in_one_process_and_a_malformed_line_gets_an_error_line() {
         Reply::openai_text("first answer"),
         Reply::openai_text("second answer"),
     ]));
-    let mut s = Session::start(&f, &mock.openai_base_url(), &[]);
+    let mut s = session(&f, &mock.openai_base_url(), &[]);
     s.send(r#"{"type":"prompt","id":"p1","text":"one"}"#);
     let first = s.until(job_ended("p1"));
     assert!(
@@ -142,7 +78,7 @@ fn an_interrupt_from_stdin_stops_the_turn_mid_stream() {
         .text("never finishes")
         .into_reply()
         .hang_after(1)]));
-    let mut s = Session::start(&f, &mock.openai_base_url(), &[]);
+    let mut s = session(&f, &mock.openai_base_url(), &[]);
     s.send(r#"{"type":"prompt","id":"slow","text":"go"}"#);
     s.until(|l| l["type"] == "output_delta");
     s.send(r#"{"type":"interrupt"}"#);
@@ -166,7 +102,7 @@ fn an_approval_answered_from_stdin_applies_the_edit() {
             .into_reply(),
         Reply::openai_text("done"),
     ]));
-    let mut s = Session::start(&f, &mock.openai_base_url(), &["--permissions", "ask"]);
+    let mut s = session(&f, &mock.openai_base_url(), &["--permissions", "ask"]);
     s.send(r#"{"type":"prompt","id":"p1","text":"change it"}"#);
     let asked = s.until(|l| l["type"] == "approval_requested");
     let request = asked.last().unwrap();
@@ -198,7 +134,7 @@ fn an_interrupt_while_a_prompt_waits_for_a_starting_mcp_server_ends_it_at_once()
     .unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let mock = rt.block_on(MockModel::start([Reply::openai_text("never asked")]));
-    let mut s = Session::start(&f, &mock.openai_base_url(), &[]);
+    let mut s = session(&f, &mock.openai_base_url(), &[]);
     s.send(r#"{"type":"prompt","id":"p1","text":"go"}"#);
     s.send(r#"{"type":"interrupt"}"#);
     let lines = s.until(job_ended("p1"));

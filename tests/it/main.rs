@@ -4,6 +4,8 @@
 mod support;
 mod tui_support;
 
+mod acp;
+mod acp_sdk;
 mod agent_call_ids;
 mod agent_connections;
 mod agent_context;

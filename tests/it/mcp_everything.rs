@@ -6,14 +6,12 @@
 //! against the mock model: read-only, so nothing is asked; a tool it does
 //! not mark read-only is refused (exec has nobody to ask).
 //!
-//! Without npm (or when the install fails) the test prints why and passes,
-//! unless `LIGHT_AGENT_REQUIRE_NPM=1` (set by `.ci/run`): then it fails.
+//! Without npm the test is skipped, unless `LIGHT_AGENT_REQUIRE_NPM=1`
+//! (`support::npm`).
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::json;
 use support::child_env::{Workspace, run, scrub};
@@ -21,67 +19,13 @@ use support::{MockModel, OpenAiStream, Reply};
 
 const PACKAGE: &str = "@modelcontextprotocol/server-everything";
 const VERSION: &str = "2026.8.31";
-/// Makes a missing npm or a failed install a failure instead of a skip.
-const REQUIRE_ENV: &str = "LIGHT_AGENT_REQUIRE_NPM";
-/// Hang guard for the one-time install (a cold install takes about 11 s here).
-const INSTALL_GUARD: Duration = Duration::from_secs(600);
-
-/// Where the package is installed: `target/tmp/npm-mcp`.
-fn prefix() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-mcp")
-}
-
-/// The server's entry point once installed at the pinned version.
-fn installed(prefix: &Path) -> Option<PathBuf> {
-    let dir = prefix.join("node_modules").join(PACKAGE);
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("package.json")).ok()?).ok()?;
-    (manifest["version"] == VERSION).then(|| dir.join("dist").join("index.js"))
-}
-
-/// The installed server, or why there is none (`Err`): npm missing or the
-/// install failing.
-async fn install() -> Result<PathBuf, String> {
-    let prefix = prefix();
-    if let Some(entry) = installed(&prefix) {
-        return Ok(entry);
-    }
-    let mut npm = tokio::process::Command::new("npm");
-    npm.arg("install")
-        .arg("--prefix")
-        .arg(&prefix)
-        .args(["--no-audit", "--no-fund", "--no-save", "--loglevel=error"])
-        .arg(format!("{PACKAGE}@{VERSION}"))
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
-    let out = match tokio::time::timeout(INSTALL_GUARD, npm.output()).await {
-        Err(_) => {
-            return Err(format!(
-                "npm install gave no answer within {INSTALL_GUARD:?}"
-            ));
-        }
-        Ok(Err(e)) => return Err(format!("npm cannot be run: {e}")),
-        Ok(Ok(out)) => out,
-    };
-    if !out.status.success() {
-        return Err(format!(
-            "npm install {PACKAGE}@{VERSION} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    installed(&prefix).ok_or_else(|| format!("npm installed no {PACKAGE}@{VERSION}"))
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn exec_calls_server_everything_echo_and_get_sum_in_auto_mode() {
-    let entry = match install().await {
-        Ok(entry) => entry,
-        Err(why) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
-            eprintln!("skipped: {why} (set {REQUIRE_ENV}=1 to make this a failure)");
-            return;
-        }
-        Err(why) => panic!("{why} ({REQUIRE_ENV}=1)"),
+    let Some(folder) = support::npm::package("npm-mcp", PACKAGE, VERSION).await else {
+        return;
     };
+    let entry = folder.join("dist").join("index.js");
     let f = Workspace::new("fn main() {}\n");
     let toml = format!(
         "[mcp_servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\nenabled_tools = [\"echo\", \"get-sum\", \"toggle-simulated-logging\"]\n",

@@ -10,10 +10,12 @@
 //! - [`decoding`]: SSE fixtures through a decoder, whole or cut.
 //! - [`history`]: typical histories built event by event.
 //! - [`images`]: tiny PNG and JPEG images made in the test.
+//! - [`json_lines`]: a child process spoken to in JSON lines.
 //! - [`agent_harness`]: an agent over the mock in a small demo repo.
 //! - [`bounded`]: hang guards (`ends`, `until`) instead of timed assertions.
 //! - [`child_env`]: the environment a spawned `light-agent` must not inherit.
 //! - [`mcp_server`]: the in-repo MCP test server (rmcp server side).
+//! - [`npm`]: pinned npm packages installed once into `target/tmp`.
 //! - [`write`]: a file beneath a test tree, its folders made; [`grep_hits`]:
 //!   the matches a grep result lists.
 #![allow(dead_code, unused_imports)]
@@ -25,8 +27,10 @@ pub mod child_env;
 pub mod decoding;
 pub mod history;
 pub mod images;
+pub mod json_lines;
 pub mod mcp_server;
 pub mod mock_model;
+pub mod npm;
 pub mod shell_harness;
 pub mod streams;
 pub mod vendor_streams;

@@ -1,0 +1,147 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Conformance with the official ACP client: `@agentclientprotocol/sdk`,
+//! pinned, installed once with npm into `target/` and reused, drives
+//! `light-agent acp` through `acp_sdk/client.mjs` (one scenario a run; the
+//! script prints what the client saw as JSON) against the mock model.
+//!
+//! Without npm each test is skipped, unless `LIGHT_AGENT_REQUIRE_NPM=1`
+//! (`support::npm`).
+
+use crate::support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use support::child_env::{Workspace, run, scrub};
+use support::{MockModel, OpenAiStream, Reply};
+
+const PACKAGE: &str = "@agentclientprotocol/sdk";
+const VERSION: &str = "2.4.0";
+
+/// The SDK's package folder, or `None` when the test is skipped.
+async fn sdk() -> Option<PathBuf> {
+    support::npm::package("npm-acp", PACKAGE, VERSION).await
+}
+
+/// Runs the SDK client through `scenario` against `light-agent acp` on the
+/// mock; returns what it saw.
+async fn drive(sdk: &Path, f: &Workspace, mock: &MockModel, scenario: &str) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/acp_sdk/client.mjs");
+    let mut cmd = Command::new("node");
+    cmd.arg(script)
+        .arg(sdk)
+        .arg(scenario)
+        .arg(&f.repo)
+        .arg(env!("CARGO_BIN_EXE_light-agent"))
+        .args(["acp", "--base-url", &mock.openai_base_url()])
+        .args(["--model", "mock-model"])
+        .current_dir(&f.repo)
+        .env("LIGHT_AGENT_HOME", &f.home)
+        .stdin(Stdio::null());
+    scrub(&mut cmd);
+    cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
+    let out = run(cmd).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the SDK client failed: {}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(seen["exit"], 0, "light-agent acp exits 0 when stdin closes");
+    seen
+}
+
+fn of_kind<'a>(seen: &'a Value, kind: &str) -> Vec<&'a Value> {
+    seen["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == kind)
+        .collect()
+}
+
+fn text_of(seen: &Value, kind: &str) -> String {
+    of_kind(seen, kind)
+        .iter()
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sdk_client_streams_a_prompt_to_end_turn_and_loads_it_back() {
+    let Some(sdk) = sdk().await else { return };
+    let f = Workspace::new("fn main() {}\n");
+    let args = json!({"path": "src/main.rs", "start_line": 1}).to_string();
+    let mock = MockModel::start([
+        OpenAiStream::new()
+            .tool_call("call_1", "read_file", &[&args])
+            .into_reply(),
+        OpenAiStream::new()
+            .text("hello ")
+            .text("editor")
+            .into_reply(),
+    ])
+    .await;
+    let seen = drive(&sdk, &f, &mock, "prompt").await;
+    assert_eq!(seen["init"]["agentCapabilities"]["loadSession"], true);
+    assert_eq!(seen["answer"]["stopReason"], "end_turn", "{seen}");
+    assert_eq!(text_of(&seen, "agent_message_chunk"), "hello editor");
+    let call = of_kind(&seen, "tool_call")[0];
+    assert_eq!(call["kind"], "read");
+    assert_eq!(
+        call["locations"],
+        json!([{"path": "src/main.rs", "line": 1}])
+    );
+    assert_eq!(of_kind(&seen, "tool_call_update")[0]["status"], "completed");
+
+    let session = seen["session"]["sessionId"].as_str().unwrap();
+    let loaded = drive(&sdk, &f, &mock, &format!("load:{session}")).await;
+    assert_eq!(text_of(&loaded, "user_message_chunk"), "say hello");
+    assert_eq!(text_of(&loaded, "agent_message_chunk"), "hello editor");
+    assert_eq!(of_kind(&loaded, "tool_call")[0]["kind"], "read");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sdk_client_approves_an_edit_and_rejects_another() {
+    let Some(sdk) = sdk().await else { return };
+    for (scenario, expected) in [("edit-allow", "new"), ("edit-reject", "old")] {
+        let f = Workspace::new("fn main() {\n    println!(\"old\");\n}\n");
+        let args = json!({
+            "path": "src/main.rs",
+            "edits": [{"old_string": "println!(\"old\");", "new_string": "println!(\"new\");"}],
+        })
+        .to_string();
+        let mock = MockModel::start([
+            OpenAiStream::new()
+                .tool_call("call_1", "edit", &[&args])
+                .into_reply(),
+            Reply::openai_text("done"),
+        ])
+        .await;
+        let seen = drive(&sdk, &f, &mock, scenario).await;
+        assert_eq!(seen["permissions"][0]["toolCall"]["kind"], "edit", "{seen}");
+        assert_eq!(seen["answer"]["stopReason"], "end_turn");
+        let main_rs = std::fs::read_to_string(f.repo.join("src/main.rs")).unwrap();
+        assert!(
+            main_rs.contains(&format!("println!(\"{expected}\")")),
+            "{scenario}: {main_rs}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sdk_client_cancels_a_slow_stream() {
+    let Some(sdk) = sdk().await else { return };
+    let f = Workspace::new("fn main() {}\n");
+    let mock = MockModel::start([OpenAiStream::new()
+        .text("never finishes")
+        .into_reply()
+        .hang_after(1)])
+    .await;
+    let seen = drive(&sdk, &f, &mock, "cancel").await;
+    assert_eq!(seen["answer"]["stopReason"], "cancelled", "{seen}");
+    // The time is measured, never asserted (docs/PERFORMANCE.md).
+    eprintln!("cancel answered after {} ms", seen["cancelMs"]);
+}
