@@ -188,6 +188,16 @@ impl Actor {
         self.put_agent();
         self.join_project_mcp().await;
         self.send_tokens().await;
+        self.send_plan().await;
+    }
+
+    /// The session's current plan (none for a fresh one), so a front end
+    /// shows it pinned again after a resume.
+    async fn send_plan(&self) {
+        match super::sessions::plan(&self.session).await {
+            Ok(plan) => self.send(HostEvent::Plan { plan }),
+            Err(e) => tracing::warn!("reading the session's plan: {e}"),
+        }
     }
 
     /// The session's stored token totals, once it is shown and its load is

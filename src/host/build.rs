@@ -218,6 +218,7 @@ pub fn prompt_tokens(cwd: &Path, paths: &Paths, settings: &Settings) -> Result<u
         .register(recall.clone())
         .and_then(|()| registry.register(RecallSearchTool::new(recall)))
         .and_then(|()| builtin::register_all(&registry))
+        .and_then(|()| builtin::register_plan(&registry))
         .and_then(|()| builtin::register_writing(&registry, edit_format(settings)))
         .and_then(|()| builtin::shell::register(&registry, &Shell::new(ShellConfig::default())));
     registered.map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
@@ -279,6 +280,7 @@ pub fn agent(
         },
     });
     builtin::register_all(agent.tool())
+        .and_then(|()| builtin::register_plan(agent.tool()))
         .map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
     if let Some(format) = writing {
         builtin::register_writing(agent.tool(), format)

@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     AgentEvent, ApprovalDecision, ApprovalRequest, JobId, JobUpdate, ModelChoice, Notice,
-    PermissionMode, PromptPart, Report, ReportKind, SessionHeader, SessionRow, StatusSnapshot,
-    TokenTotals,
+    PermissionMode, Plan, PromptPart, Report, ReportKind, SessionHeader, SessionRow,
+    StatusSnapshot, TokenTotals,
 };
 
 /// A caller-chosen id of one submission (any string; empty when the caller
@@ -226,6 +226,12 @@ pub enum HostEvent {
         id: OpId,
         /// What it is about.
         request: ApprovalRequest,
+    },
+    /// The agent's plan changed (an accepted `update_plan` call), or a
+    /// session with a plan was opened: the whole plan, to show pinned.
+    Plan {
+        /// The plan (no steps: none).
+        plan: Plan,
     },
     /// The user's own command (`!CMD`) started; live output follows as
     /// [`Notice::ToolOutput`] with the same id.

@@ -26,8 +26,8 @@ use crate::protocol::{
     AgentEvent, InputSource, JobId, JobKind, Meta, StopCause, ToolCall, ToolOutcome,
 };
 use crate::protocol::{
-    ApprovalDecision, HostEvent, NoticeLevel, Op, OpId, SessionHeader, StatusSnapshot, Submission,
-    TokenTotals,
+    ApprovalDecision, HostEvent, NoticeLevel, Op, OpId, Plan, SessionHeader, StatusSnapshot,
+    Submission, TokenTotals,
 };
 
 /// Time within which a second Ctrl+C quits.
@@ -96,6 +96,10 @@ pub struct App {
     /// Queued prompts' texts, oldest first, and their ids beside them.
     pub(crate) queued: Vec<String>,
     pub(crate) queued_ids: Vec<JobId>,
+    /// The agent's plan, pinned above the composer, and whether it shows
+    /// every step (Ctrl+P folds it to one line).
+    pub(crate) plan: Plan,
+    pub(crate) plan_open: bool,
     pub(crate) popup: Popup,
     /// The slash-command popup is open (opened by typing `/`).
     pub(crate) slash_open: bool,
@@ -140,6 +144,8 @@ impl App {
             tools: Vec::new(),
             queued: Vec::new(),
             queued_ids: Vec::new(),
+            plan: Plan::default(),
+            plan_open: true,
             popup: Popup::None,
             slash_open: false,
             slash_selected: 0,

@@ -22,6 +22,7 @@ impl App {
             }
             HostEvent::SessionOpened { header, recent } => self.on_session(header, recent),
             HostEvent::Status { status } => self.status = status,
+            HostEvent::Plan { plan } => self.plan = plan,
             HostEvent::SessionTokens { tokens } => self.tokens = tokens,
             HostEvent::Notice { notice } => self.on_notice(notice),
             HostEvent::UserShellStarted { id, command } => {

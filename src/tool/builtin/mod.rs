@@ -8,6 +8,7 @@
 //! | `edit` | `edit.rs` | replace exact text in one file |
 //! | `write` | `write.rs` | create a file, or replace one seen as it is |
 //! | `apply_patch` | `apply_patch.rs` | a `*** Begin Patch` patch over many files |
+//! | `update_plan` | `plan.rs` | the model's plan, shown to the user |
 //!
 //! The writing tools share `change.rs` (load, stale guard, approval,
 //! journal, all-or-nothing commit) and compute every change in memory
@@ -23,6 +24,7 @@ mod blocking;
 mod change;
 mod edit;
 mod grep;
+mod plan;
 mod prompts;
 mod read_file;
 pub mod shell;
@@ -32,6 +34,7 @@ mod write;
 pub use apply_patch::{ApplyPatchArgs, ApplyPatchTool};
 pub use edit::{EditArgs, EditItem, EditTool};
 pub use grep::{GrepArgs, GrepTool};
+pub use plan::UpdatePlanTool;
 pub use prompts::{
     SHELL_PROMPTS_NAME, TOOL_PROMPTS_NAME, ToolPrompt, WRITING_PROMPTS_NAME, shell_prompts,
     tool_prompt_sections, tool_prompts, writing_prompts,
@@ -132,4 +135,10 @@ pub fn register_all(registry: &ToolRegistry) -> Result<(), RegisterError> {
     registry.register(tree())?;
     registry.register(grep())?;
     registry.register(read_file())
+}
+
+/// Registers `update_plan` (the host's agents have it; the plan reaches
+/// the user as [`crate::protocol::HostEvent::Plan`]).
+pub fn register_plan(registry: &ToolRegistry) -> Result<(), RegisterError> {
+    registry.register(UpdatePlanTool)
 }

@@ -7,7 +7,7 @@ use ratatui::style::{Color, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{output_cell, thought_cell, user_cell};
+use super::{output_cell, plan, thought_cell, user_cell};
 use crate::tui::app::{App, Popup};
 use crate::tui::inline_terminal::LiveFrame;
 use crate::tui::width::fit_prefix;
@@ -87,6 +87,7 @@ pub fn render(app: &App, width: u16, screen_height: u16) -> LiveFrame {
     let popup = app.popup_lines(width);
     let mut upper = active_lines(app);
     upper.extend(user_cell::queued_lines(&app.queued, width));
+    upper.extend(plan::lines(&app.plan, app.plan_open, width));
     upper.extend(popup);
     let room = usize::from(budget.saturating_sub(composer_rows + 1));
     if upper.len() > room {

@@ -20,6 +20,7 @@ pub mod mcp_report;
 pub mod model_picker;
 pub mod notice;
 pub mod output_cell;
+pub mod plan;
 pub mod report;
 pub mod resume_picker;
 pub mod session_header;
