@@ -26,6 +26,7 @@ pub mod compress;
 pub mod environment;
 pub mod estimate;
 pub mod fit;
+pub mod pinned;
 pub mod folded;
 pub mod project;
 pub mod prompt;
