@@ -509,7 +509,11 @@ mod tests {
         assert!(text.ends_with(kept), "{text}");
         assert_eq!(text.matches(pinned::MARKER).count(), 1);
         assert!(
-            prompts.lock().unwrap().iter().all(|p| !p.contains(pinned::MARKER)),
+            prompts
+                .lock()
+                .unwrap()
+                .iter()
+                .all(|p| !p.contains(pinned::MARKER)),
             "the summariser never rewrites the kept section"
         );
     }

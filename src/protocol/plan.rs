@@ -10,7 +10,7 @@ use super::{AgentEvent, ToolCall};
 pub const UPDATE_PLAN: &str = "update_plan";
 
 /// Where one step stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
     /// Not started.
@@ -22,7 +22,7 @@ pub enum StepStatus {
 }
 
 /// One step of a plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanStep {
     /// What the step does.
     pub step: String,
@@ -31,7 +31,7 @@ pub struct PlanStep {
 }
 
 /// The whole plan, replaced by each `update_plan` call.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Plan {
     /// Why the plan changed, when the model said.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -183,3 +183,35 @@ fn an_approval_answered_from_stdin_applies_the_edit() {
     assert!(std::fs::read_to_string(&main_rs).unwrap().contains("new"));
     assert_eq!(s.finish(), Some(0));
 }
+
+#[test]
+fn an_accepted_plan_is_a_plan_event_and_comes_back_when_the_session_resumes() {
+    let f = Workspace::new("fn main() {}\n");
+    let plan = json!({"explanation": "two steps", "plan": [
+        {"step": "find the callers", "status": "completed"},
+        {"step": "rename them", "status": "in_progress"}]});
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([
+        OpenAiStream::new()
+            .tool_call("call_1", "update_plan", &[&plan.to_string()])
+            .into_reply(),
+        Reply::openai_text("planned"),
+    ]));
+    let mut s = Session::start(&f, &mock.openai_base_url(), &[]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"rename foo"}"#);
+    let lines = s.until(job_ended("p1"));
+    let shown: Vec<&Value> = lines.iter().filter(|l| l["type"] == "plan").collect();
+    assert_eq!(
+        shown.len(),
+        2,
+        "one at the start (none yet), one accepted: {lines:#?}"
+    );
+    assert_eq!(shown[0]["plan"]["plan"], json!([]));
+    assert_eq!(shown[1]["plan"], plan);
+    assert_eq!(s.finish(), Some(0));
+
+    let resumed = Session::start(&f, &mock.openai_base_url(), &["--continue"]);
+    let lines = resumed.until(|l| l["type"] == "plan");
+    assert_eq!(lines.last().unwrap()["plan"], plan, "{lines:#?}");
+    assert_eq!(resumed.finish(), Some(0));
+}

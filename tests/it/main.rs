@@ -32,6 +32,7 @@ mod exec_cli;
 mod exec_command_undo;
 mod exec_images;
 mod exec_permissions;
+mod exec_plan;
 mod exec_providers;
 mod exec_stream_json;
 mod fs_hostile_project;

@@ -34,7 +34,7 @@ mod write;
 pub use apply_patch::{ApplyPatchArgs, ApplyPatchTool};
 pub use edit::{EditArgs, EditItem, EditTool};
 pub use grep::{GrepArgs, GrepTool};
-pub use plan::UpdatePlanTool;
+pub use plan::{StatusArg, StepArgs, UpdatePlanArgs, UpdatePlanTool};
 pub use prompts::{
     SHELL_PROMPTS_NAME, TOOL_PROMPTS_NAME, ToolPrompt, WRITING_PROMPTS_NAME, shell_prompts,
     tool_prompt_sections, tool_prompts, writing_prompts,
