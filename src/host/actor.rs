@@ -16,7 +16,7 @@ use crate::ai::Adaptor;
 use crate::mcp::{McpServers, ServerState};
 use crate::permission::Mode;
 use crate::protocol::{
-    HostEvent, ModelChoice, NoticeLevel, Op, OpId, PromptPart, StatusSnapshot, Submission,
+    Effort, HostEvent, ModelChoice, NoticeLevel, Op, OpId, PromptPart, StatusSnapshot, Submission,
 };
 use crate::sandbox::SandboxState;
 use crate::session::{AgentSession, SessionManager};
@@ -295,6 +295,7 @@ impl Actor {
                 });
             }
             Op::SetModel { choice } => self.set_model(choice).await?,
+            Op::SetEffort { effort } => self.set_effort(effort)?,
             Op::SetTitle { title } => {
                 if !self.session.set_draft_title(&title) {
                     self.manager.set_title(self.session.id(), &title).await?;
@@ -420,6 +421,23 @@ impl Actor {
             self.put_agent();
             self.join_project_mcp().await;
         }
+        self.status();
+        Ok(())
+    }
+
+    /// `/effort`: the next request asks for `effort` (a new adaptor; the
+    /// running request keeps its own).
+    fn set_effort(&mut self, effort: Option<Effort>) -> Result<(), HostError> {
+        self.config.settings.effort = effort;
+        if self.adaptor.is_ok() {
+            let adaptor = build::adaptor(&self.config.settings)?;
+            if let Some(agent) = self.agent() {
+                agent.set_adaptor(adaptor.clone())?;
+            }
+            self.adaptor = Ok(adaptor);
+        }
+        let now = effort.map_or("off (the model's default)", |e| e.as_str());
+        self.notice(NoticeLevel::Info, format!("reasoning effort: {now}"));
         self.status();
         Ok(())
     }
@@ -561,6 +579,7 @@ impl Actor {
                 session_id: self.session.id().to_string(),
                 permission_mode: self.agent().map(|a| a.permits().mode()),
                 sandbox: self.shell.as_ref().map(|s| s.sandbox_state().clone()),
+                effort: s.effort,
             },
         });
     }

@@ -14,7 +14,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AgentEvent, ApprovalDecision, ApprovalRequest, JobId, JobUpdate, ModelChoice, Notice,
+    AgentEvent, ApprovalDecision, ApprovalRequest, Effort, JobId, JobUpdate, ModelChoice, Notice,
     PermissionMode, Plan, PromptPart, Report, ReportKind, SessionHeader, SessionRow,
     StatusSnapshot, TokenTotals,
 };
@@ -100,6 +100,13 @@ pub enum Op {
         /// Which one.
         #[serde(flatten)]
         choice: ModelChoice,
+    },
+    /// Use this reasoning effort from the next request on (`None`: send
+    /// none, the model's own default).
+    SetEffort {
+        /// The level.
+        #[serde(default)]
+        effort: Option<Effort>,
     },
     /// Summarise the context window now.
     Compact,

@@ -29,7 +29,10 @@ impl Session {
         cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
         scrub(&mut cmd);
         cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
-        cmd.args(["exec", "--base-url", url, "--model", "mock-model"]);
+        cmd.args(["exec", "--base-url", url]);
+        if !args.contains(&"--model") {
+            cmd.args(["--model", "mock-model"]);
+        }
         cmd.args(["--input-format", "stream-json"]).args(args);
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -214,4 +217,33 @@ fn an_accepted_plan_is_a_plan_event_and_comes_back_when_the_session_resumes() {
     let lines = resumed.until(|l| l["type"] == "plan");
     assert_eq!(lines.last().unwrap()["plan"], plan, "{lines:#?}");
     assert_eq!(resumed.finish(), Some(0));
+}
+
+#[test]
+fn set_effort_changes_the_next_requests_wire_field_and_the_status() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([
+        Reply::openai_text("one"),
+        Reply::openai_text("two"),
+        Reply::openai_text("three"),
+    ]));
+    let mut s = Session::start(&f, &mock.openai_base_url(), &["--model", "gpt-5"]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"one"}"#);
+    s.until(job_ended("p1"));
+    s.send(r#"{"type":"set_effort","effort":"high"}"#);
+    let status = s.until(|l| l["type"] == "status");
+    assert_eq!(status.last().unwrap()["status"]["effort"], "high");
+    s.send(r#"{"type":"prompt","id":"p2","text":"two"}"#);
+    s.until(job_ended("p2"));
+    s.send(r#"{"type":"set_effort","effort":null}"#);
+    s.send(r#"{"type":"prompt","id":"p3","text":"three"}"#);
+    s.until(job_ended("p3"));
+    assert_eq!(s.finish(), Some(0));
+    let sent: Vec<Value> = mock
+        .requests()
+        .iter()
+        .map(|r| r.body["reasoning_effort"].clone())
+        .collect();
+    assert_eq!(sent, vec![Value::Null, json!("high"), Value::Null]);
 }
