@@ -308,7 +308,7 @@ impl Actor {
                 self.send(HostEvent::Report { report });
             }
             // Taken by the handle itself; they never reach the actor.
-            Op::Interrupt | Op::Approval { .. } | Op::Quit => {}
+            Op::Interrupt | Op::Approval { .. } | Op::Answer { .. } | Op::Quit => {}
         }
         Ok(())
     }
@@ -461,6 +461,11 @@ impl Actor {
                 .approver
                 .answers()
                 .then(|| self.shared.approver.clone() as Arc<dyn crate::permission::Approver>),
+            asker: self
+                .shared
+                .approver
+                .answers()
+                .then(|| self.shared.approver.clone() as Arc<dyn crate::tool::builtin::Asker>),
         };
         let built = build::agent(
             &self.config.cwd,

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     AgentEvent, ApprovalDecision, ApprovalRequest, Effort, JobId, JobUpdate, ModelChoice, Notice,
-    PermissionMode, Plan, PromptPart, Report, ReportKind, SessionHeader, SessionRow,
+    PermissionMode, Plan, PromptPart, Question, Report, ReportKind, SessionHeader, SessionRow,
     StatusSnapshot, TokenTotals,
 };
 
@@ -89,6 +89,14 @@ pub enum Op {
         /// The answer.
         #[serde(flatten)]
         decision: ApprovalDecision,
+    },
+    /// The user's answers to the question request whose id the submission
+    /// carries: one per question, in order ("" for one left open); none at
+    /// all when the user declined to answer.
+    Answer {
+        /// The answers.
+        #[serde(default)]
+        answers: Vec<String>,
     },
     /// Use this permission mode from the next gated call on.
     SetPermissionMode {
@@ -239,6 +247,14 @@ pub enum HostEvent {
     Plan {
         /// The plan (no steps: none).
         plan: Plan,
+    },
+    /// The agent asks the user (`ask_user`) and waits; answer with an
+    /// [`Op::Answer`] carrying `id`. Withdrawn when the turn is interrupted.
+    QuestionAsked {
+        /// The id to answer with.
+        id: OpId,
+        /// The questions, in order.
+        questions: Vec<Question>,
     },
     /// The user's own command (`!CMD`) started; live output follows as
     /// [`Notice::ToolOutput`] with the same id.

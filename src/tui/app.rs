@@ -18,6 +18,7 @@ use super::transcript::{TranscriptItem, TranscriptView};
 use super::view::approval::ApprovalView;
 use super::view::composer::Composer;
 use super::view::model_picker::ModelPicker;
+use super::view::question::QuestionView;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::{Activity, StatusView};
 use super::view::tool_pane::ToolPane;
@@ -107,6 +108,8 @@ pub struct App {
     pub(crate) overlay: Option<TranscriptView>,
     /// Changes waiting for approval, in call order (see `approvals.rs`).
     pub(crate) approvals: Vec<ApprovalView>,
+    /// Questions of `ask_user` waiting for the user (see `approvals.rs`).
+    pub(crate) question: Option<QuestionView>,
     pub(crate) transcript: Vec<TranscriptItem>,
     pending: Vec<Line<'static>>,
     committed_any: bool,
@@ -151,6 +154,7 @@ impl App {
             slash_selected: 0,
             overlay: None,
             approvals: Vec::new(),
+            question: None,
             transcript: Vec::new(),
             pending: Vec::new(),
             committed_any: false,

@@ -80,6 +80,10 @@ impl App {
                     self.approval_key(key);
                     return;
                 }
+                if self.question.is_some() {
+                    self.question_key(key);
+                    return;
+                }
                 self.on_action(action(key));
             }
             TermEvent::Paste(text) => match &mut self.popup {

@@ -9,6 +9,7 @@
 //! | `write` | `write.rs` | create a file, or replace one seen as it is |
 //! | `apply_patch` | `apply_patch.rs` | a `*** Begin Patch` patch over many files |
 //! | `update_plan` | `plan.rs` | the model's plan, shown to the user |
+//! | `ask_user` | `ask.rs` | questions to the user mid-turn |
 //!
 //! The writing tools share `change.rs` (load, stale guard, approval,
 //! journal, all-or-nothing commit) and compute every change in memory
@@ -20,6 +21,7 @@
 //! and answer "`<tool> cancelled`" as soon as the context's token fires.
 
 mod apply_patch;
+mod ask;
 mod blocking;
 mod change;
 mod edit;
@@ -32,6 +34,7 @@ mod tree;
 mod write;
 
 pub use apply_patch::{ApplyPatchArgs, ApplyPatchTool};
+pub use ask::{AskUserArgs, AskUserTool, Asker, NO_USER, QuestionArgs};
 pub use edit::{EditArgs, EditItem, EditTool};
 pub use grep::{GrepArgs, GrepTool};
 pub use plan::{StatusArg, StepArgs, UpdatePlanArgs, UpdatePlanTool};
@@ -137,8 +140,13 @@ pub fn register_all(registry: &ToolRegistry) -> Result<(), RegisterError> {
     registry.register(read_file())
 }
 
-/// Registers `update_plan` (the host's agents have it; the plan reaches
-/// the user as [`crate::protocol::HostEvent::Plan`]).
-pub fn register_plan(registry: &ToolRegistry) -> Result<(), RegisterError> {
-    registry.register(UpdatePlanTool)
+/// Registers `update_plan` (the plan reaches the user as
+/// [`crate::protocol::HostEvent::Plan`]) and `ask_user` (through `asker`;
+/// without one it says no user is present).
+pub fn register_conversation(
+    registry: &ToolRegistry,
+    asker: Option<std::sync::Arc<dyn Asker>>,
+) -> Result<(), RegisterError> {
+    registry.register(UpdatePlanTool)?;
+    registry.register(AskUserTool::new(asker))
 }

@@ -84,6 +84,18 @@ pub fn render(app: &App, width: u16, screen_height: u16) -> LiveFrame {
             cursor: None,
         };
     }
+    if let Some(question) = &app.question {
+        // A question waits for the user: like an approval, it takes every
+        // row above the status line.
+        let rows = budget.max(2);
+        let mut buffer = Buffer::empty(Rect::new(0, 0, width, rows));
+        question.render(Rect::new(0, 0, width, rows - 1), &mut buffer);
+        Paragraph::new(status).render(Rect::new(0, rows - 1, width, 1), &mut buffer);
+        return LiveFrame {
+            buffer,
+            cursor: None,
+        };
+    }
     let popup = app.popup_lines(width);
     let mut upper = active_lines(app);
     upper.extend(user_cell::queued_lines(&app.queued, width));
