@@ -247,3 +247,91 @@ fn set_effort_changes_the_next_requests_wire_field_and_the_status() {
         .collect();
     assert_eq!(sent, vec![Value::Null, json!("high"), Value::Null]);
 }
+
+fn ask_reply() -> Reply {
+    let args = json!({"questions": [
+        {"question": "Which database?", "options": ["sqlite", "postgres"]},
+        {"question": "Anything else?"}]});
+    OpenAiStream::new()
+        .tool_call("call_1", "ask_user", &[&args.to_string()])
+        .into_reply()
+}
+
+#[test]
+fn a_question_is_printed_and_answered_by_an_answer_line() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([ask_reply(), Reply::openai_text("ok")]));
+    let mut s = Session::start(&f, &mock.openai_base_url(), &[]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"set it up"}"#);
+    let asked = s.until(|l| l["type"] == "question_asked");
+    let request = asked.last().unwrap();
+    assert_eq!(
+        request["questions"][0]["options"],
+        json!(["sqlite", "postgres"])
+    );
+    let id = request["id"].as_str().unwrap();
+    s.send(&format!(
+        r#"{{"type":"answer","id":"{id}","answers":["postgres","keep it small"]}}"#
+    ));
+    let lines = s.until(job_ended("p1"));
+    assert_eq!(lines.last().unwrap()["cause"], "done");
+    assert_eq!(s.finish(), Some(0));
+    let sent = mock.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("answer: postgres") && sent.contains("answer: keep it small"),
+        "{sent}"
+    );
+}
+
+#[test]
+fn exec_without_a_front_end_answers_a_question_at_once() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([
+        ask_reply(),
+        Reply::openai_text("assumed sqlite"),
+    ]));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
+    cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
+    scrub(&mut cmd);
+    cmd.args(["exec", "--base-url", &mock.openai_base_url()])
+        .args(["--model", "mock-model", "set it up"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "assumed sqlite"
+    );
+    let sent = mock.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("no user is present: decide and say what you assumed"),
+        "{sent}"
+    );
+}
+
+#[test]
+fn an_interrupt_withdraws_a_waiting_question() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([ask_reply(), Reply::openai_text("later")]));
+    let mut s = Session::start(&f, &mock.openai_base_url(), &[]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"set it up"}"#);
+    let asked = s.until(|l| l["type"] == "question_asked");
+    let id = asked.last().unwrap()["id"].as_str().unwrap().to_string();
+    s.send(r#"{"type":"interrupt"}"#);
+    let lines = s.until(job_ended("p1"));
+    assert_eq!(lines.last().unwrap()["cause"], "user");
+    // A late answer finds nothing waiting; the next prompt runs normally.
+    s.send(&format!(
+        r#"{{"type":"answer","id":"{id}","answers":["sqlite"]}}"#
+    ));
+    s.send(r#"{"type":"prompt","id":"p2","text":"again"}"#);
+    let lines = s.until(job_ended("p2"));
+    assert_eq!(lines.last().unwrap()["cause"], "done");
+    assert_eq!(s.finish(), Some(0));
+    assert_eq!(mock.requests().len(), 2);
+}

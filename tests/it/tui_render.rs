@@ -702,3 +702,20 @@ fn plan_folded_by_ctrl_p() {
         );
     });
 }
+
+#[test]
+fn question_overlay() {
+    snap("question_overlay", |app, _| {
+        input(
+            app,
+            HostEvent::QuestionAsked {
+                id: light_agent::protocol::OpId::new("question-1"),
+                questions: vec![light_agent::protocol::Question {
+                    question: "Which database should the service use?".into(),
+                    options: vec!["sqlite".into(), "postgres".into()],
+                }],
+            },
+        );
+        type_text(app, "mysq");
+    });
+}

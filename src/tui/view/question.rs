@@ -102,10 +102,9 @@ impl QuestionView {
             lines.push(Line::from(format!("  {}. {}", n + 1, option.trim())));
         }
         lines.push(Line::from(format!("› {}", self.typed)));
-        let keys = if question.options.is_empty() {
-            "type an answer + Enter · Esc: no answer"
-        } else {
-            "1-4 pick · type an answer + Enter · Esc: no answer"
+        let keys = match question.options.len() {
+            0 => "type an answer + Enter · Esc: no answer".to_string(),
+            n => format!("1-{n} pick · or type an answer + Enter · Esc: no answer"),
         };
         lines.push(Line::styled(keys, dim));
         // The newest lines (the prompt and the keys) stay when room is short.
