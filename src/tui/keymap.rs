@@ -80,7 +80,8 @@ impl App {
                     self.approval_key(key);
                     return;
                 }
-                if self.question.is_some() {
+                // Ctrl+C still interrupts: the turn's end closes the question.
+                if self.question.is_some() && action(key) != Action::CtrlC {
                     self.question_key(key);
                     return;
                 }
