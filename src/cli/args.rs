@@ -206,7 +206,8 @@ pub struct ExecArgs {
     pub json: bool,
     /// `stream-json`: read ops from stdin, one JSON object a line
     /// (`{"type":"prompt","id":"p1","text":"…"}`, `{"type":"interrupt"}`,
-    /// `{"type":"approval","id":"approval-1","decision":"allow"}`, or Claude
+    /// `{"type":"approval","id":"approval-1","decision":"allow"}`,
+    /// `{"type":"answer","id":"question-1","answers":["…"]}`, or Claude
     /// Code's `{"type":"user","message":{…}}`), and print every host event as
     /// a JSON line; the process ends when stdin closes and the last turn is done.
     #[arg(long, value_name = "FORMAT", value_parser = ["stream-json"])]

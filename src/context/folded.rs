@@ -34,6 +34,8 @@ pub struct Parts<'a> {
 /// Splits a summary's text into the note, the listed calls and the count of
 /// calls left out. Reads both the bounded list and the older unbounded one.
 pub fn split(text: &str) -> Parts<'_> {
+    // The kept section is not the model's note (see `pinned`).
+    let (text, _) = super::pinned::split_off(text);
     let (note, list, newest_first) = if let Some(at) = text.find(MARKER) {
         (&text[..at], &text[at + MARKER.len()..], true)
     } else if let Some(at) = text.find(OLD_MARKER) {
@@ -174,12 +176,13 @@ pub fn bound_summary(text: &str, note_tokens: u64, index_tokens: u64) -> String 
         return text.to_string();
     }
     let parts = split(text);
-    render(
+    let bounded = render(
         &shorten(parts.note, note_tokens),
         &parts.entries,
         parts.omitted,
         index_tokens,
-    )
+    );
+    super::pinned::join(bounded, super::pinned::split_off(text).1)
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub mod environment;
 pub mod estimate;
 pub mod fit;
 pub mod folded;
+pub mod pinned;
 pub mod project;
 pub mod prompt;
 pub mod resume;

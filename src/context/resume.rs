@@ -6,7 +6,7 @@
 //! are not loaded and not summarised; a runtime note in the window's
 //! summary says so, and `recall_search` / `recall_indexed` still reach them.
 
-use super::folded;
+use super::{folded, pinned};
 use crate::protocol::{AgentEvent, Meta};
 
 /// The window made of the latest summary (if any), the loaded tail, and,
@@ -34,7 +34,10 @@ pub fn window(
         note.push_str("\n\n");
     }
     note.push_str(&gap_note(from_turn, through));
-    let text = folded::render(&note, &parts.entries, parts.omitted, u64::MAX);
+    let text = pinned::join(
+        folded::render(&note, &parts.entries, parts.omitted, u64::MAX),
+        pinned::split_off(previous).1,
+    );
     let opening = AgentEvent::AgentSummary {
         text,
         covers_through: through,

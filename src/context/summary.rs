@@ -15,7 +15,7 @@ use crate::protocol::{AgentEvent, Meta};
 
 use super::compress::{self, hot_boundary};
 use super::estimate;
-use super::{ContextError, folded};
+use super::{ContextError, folded, pinned};
 
 /// The system prompt of every summary request.
 const SUMMARY_PROMPT: &str = include_str!("../../assets/prompts/summary.md");
@@ -63,7 +63,8 @@ pub async fn summarise(
     let Some(covers_through) = cold.last().map(AgentEvent::meta) else {
         return Ok(None);
     };
-    let previous = previous.map(folded::split).unwrap_or_default();
+    let (previous, previous_kept) = previous.map(pinned::split_off).unwrap_or(("", ""));
+    let previous = folded::split(previous);
 
     let mut note = folded::shorten(previous.note.trim(), limits.note_tokens);
     let slices = slices(&compress::compress(&cold), slice_budget(limits));
@@ -94,7 +95,8 @@ pub async fn summarise(
 
     let mut entries = folded::entries(&cold);
     entries.extend(previous.entries.iter().map(|e| e.to_string()));
-    let text = folded::render(&note, &entries, previous.omitted, limits.index_tokens);
+    let mut text = folded::render(&note, &entries, previous.omitted, limits.index_tokens);
+    text.push_str(&pinned::section(window, hot_from, previous_kept));
     let summary = AgentEvent::AgentSummary {
         text,
         covers_through,
@@ -418,6 +420,101 @@ mod tests {
             &second.window[1..],
             &window[window.len() - 4..],
             "turn 3 stays verbatim"
+        );
+    }
+
+    /// Step `step` of turn 1: a grep call and its result.
+    fn step(step: u32) -> Vec<AgentEvent> {
+        let meta = Meta::new(1, step);
+        let id = format!("call_{step}");
+        vec![
+            AgentEvent::ToolCalls {
+                calls: vec![ToolCall {
+                    id: id.clone(),
+                    name: "grep".into(),
+                    args: json!({}),
+                }],
+                meta,
+            },
+            AgentEvent::ToolResult {
+                outcome: ToolOutcome {
+                    id,
+                    name: "grep".into(),
+                    result: "r".repeat(300),
+                    is_error: false,
+                    display: None,
+                },
+                meta,
+            },
+        ]
+    }
+
+    #[tokio::test]
+    async fn the_request_and_the_plan_survive_every_summary_word_for_word() {
+        let adaptor = NoteTaker::default();
+        let prompts = adaptor.prompts.clone();
+        let meta = Meta::new(1, 1);
+        let mut window = vec![
+            AgentEvent::Input {
+                images: Vec::new(),
+                text: "rename foo to bar everywhere".into(),
+                source: InputSource::User,
+                meta,
+            },
+            AgentEvent::ToolCalls {
+                calls: vec![ToolCall {
+                    id: "plan_1".into(),
+                    name: "update_plan".into(),
+                    args: json!({"plan": [
+                        {"step": "find callers", "status": "completed"},
+                        {"step": "rename", "status": "in_progress"}]}),
+                }],
+                meta,
+            },
+            AgentEvent::ToolResult {
+                outcome: ToolOutcome {
+                    id: "plan_1".into(),
+                    name: "update_plan".into(),
+                    result: "Plan updated.".into(),
+                    is_error: false,
+                    display: None,
+                },
+                meta,
+            },
+        ];
+        for n in 2..6 {
+            window.extend(step(n));
+        }
+        let kept = "<userRequest>\nrename foo to bar everywhere\n</userRequest>\n<plan>\n[x] find callers\n[>] rename\n</plan>";
+        let first = summarise(&window, &adaptor, Meta::new(1, 6), LIMITS)
+            .await
+            .unwrap()
+            .unwrap();
+        let AgentEvent::AgentSummary { text, .. } = &first.summary else {
+            panic!()
+        };
+        assert!(text.ends_with(kept), "{text}");
+
+        let mut window = first.window.clone();
+        for n in 6..10 {
+            window.extend(step(n));
+        }
+        let second = summarise(&window, &adaptor, Meta::new(1, 10), LIMITS)
+            .await
+            .unwrap()
+            .unwrap();
+        let AgentEvent::AgentSummary { text, .. } = &second.summary else {
+            panic!()
+        };
+        assert!(text.ends_with(kept), "{text}");
+        assert_eq!(text.matches(pinned::MARKER).count(), 1);
+        assert!(
+            prompts
+                .lock()
+                .unwrap()
+                .iter()
+                .all(|p| !p.contains(pinned::MARKER)),
+            "the summariser never rewrites the kept section"
         );
     }
 

@@ -16,7 +16,7 @@ use crate::ai::Adaptor;
 use crate::mcp::{McpServers, ServerState};
 use crate::permission::Mode;
 use crate::protocol::{
-    HostEvent, ModelChoice, NoticeLevel, Op, OpId, PromptPart, StatusSnapshot, Submission,
+    Effort, HostEvent, ModelChoice, NoticeLevel, Op, OpId, PromptPart, StatusSnapshot, Submission,
 };
 use crate::sandbox::SandboxState;
 use crate::session::{AgentSession, SessionManager};
@@ -188,6 +188,16 @@ impl Actor {
         self.put_agent();
         self.join_project_mcp().await;
         self.send_tokens().await;
+        self.send_plan().await;
+    }
+
+    /// The session's current plan (none for a fresh one), so a front end
+    /// shows it pinned again after a resume.
+    async fn send_plan(&self) {
+        match super::sessions::plan(&self.session).await {
+            Ok(plan) => self.send(HostEvent::Plan { plan }),
+            Err(e) => tracing::warn!("reading the session's plan: {e}"),
+        }
     }
 
     /// The session's stored token totals, once it is shown and its load is
@@ -285,6 +295,7 @@ impl Actor {
                 });
             }
             Op::SetModel { choice } => self.set_model(choice).await?,
+            Op::SetEffort { effort } => self.set_effort(effort)?,
             Op::SetTitle { title } => {
                 if !self.session.set_draft_title(&title) {
                     self.manager.set_title(self.session.id(), &title).await?;
@@ -297,7 +308,7 @@ impl Actor {
                 self.send(HostEvent::Report { report });
             }
             // Taken by the handle itself; they never reach the actor.
-            Op::Interrupt | Op::Approval { .. } | Op::Quit => {}
+            Op::Interrupt | Op::Approval { .. } | Op::Answer { .. } | Op::Quit => {}
         }
         Ok(())
     }
@@ -427,6 +438,23 @@ impl Actor {
         Ok(())
     }
 
+    /// `/effort`: the next request asks for `effort` (a new adaptor; the
+    /// running request keeps its own).
+    fn set_effort(&mut self, effort: Option<Effort>) -> Result<(), HostError> {
+        self.config.settings.effort = effort;
+        if self.adaptor.is_ok() {
+            let adaptor = build::adaptor(&self.config.settings)?;
+            if let Some(agent) = self.agent() {
+                agent.set_adaptor(adaptor.clone())?;
+            }
+            self.adaptor = Ok(adaptor);
+        }
+        let now = effort.map_or("off (the model's default)", |e| e.as_str());
+        self.notice(NoticeLevel::Info, format!("reasoning effort: {now}"));
+        self.status();
+        Ok(())
+    }
+
     /// Puts an agent on the current session (when there is a model) without
     /// re-showing the session: its shell, notices, MCP servers (and the
     /// project's accepted or not yet offered `.mcp.json`), and the session's
@@ -446,6 +474,11 @@ impl Actor {
                 .approver
                 .answers()
                 .then(|| self.shared.approver.clone() as Arc<dyn crate::permission::Approver>),
+            asker: self
+                .shared
+                .approver
+                .answers()
+                .then(|| self.shared.approver.clone() as Arc<dyn crate::tool::builtin::Asker>),
         };
         let built = build::agent(
             &self.config.cwd,
@@ -564,6 +597,7 @@ impl Actor {
                 session_id: self.session.id().to_string(),
                 permission_mode: self.agent().map(|a| a.permits().mode()),
                 sandbox: self.shell.as_ref().map(|s| s.sandbox_state().clone()),
+                effort: s.effort,
             },
         });
     }

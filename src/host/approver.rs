@@ -1,8 +1,11 @@
-//! The host's [`Approver`]: each question goes to the front end as a
-//! [`HostEvent::ApprovalRequested`] and waits for the [`Op::Approval`]
-//! carrying its id. A host without a front end that answers denies at once.
+//! The host's [`Approver`] and [`Asker`]: each request goes to the front
+//! end as an event ([`HostEvent::ApprovalRequested`],
+//! [`HostEvent::QuestionAsked`]) and waits for the op carrying its id
+//! ([`Op::Approval`], [`Op::Answer`]). A host without a front end that
+//! answers denies at once and tells the model no user is present.
 //!
 //! [`Op::Approval`]: crate::protocol::Op::Approval
+//! [`Op::Answer`]: crate::protocol::Op::Answer
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,29 +18,76 @@ use tokio::sync::oneshot;
 
 use super::lock;
 use crate::permission::Approver;
-use crate::protocol::{ApprovalDecision, ApprovalRequest, HostEvent, OpId};
+use crate::protocol::{ApprovalDecision, ApprovalRequest, HostEvent, OpId, Question};
+use crate::tool::builtin::Asker;
 
-type Pending = Arc<Mutex<HashMap<OpId, oneshot::Sender<ApprovalDecision>>>>;
+type Pending<T> = Arc<Mutex<HashMap<OpId, oneshot::Sender<T>>>>;
+
+/// Requests of one kind waiting for their answers, by id.
+struct Waiting<T> {
+    pending: Pending<T>,
+    next_id: AtomicU64,
+    prefix: &'static str,
+}
+
+/// Removes a request nobody waits for any more (the call was interrupted).
+struct Withdraw<T> {
+    pending: Pending<T>,
+    id: OpId,
+}
+
+impl<T> Drop for Withdraw<T> {
+    fn drop(&mut self) {
+        lock(&self.pending).remove(&self.id);
+    }
+}
+
+impl<T: Send + 'static> Waiting<T> {
+    fn new(prefix: &'static str) -> Self {
+        Self {
+            pending: Arc::default(),
+            next_id: AtomicU64::new(1),
+            prefix,
+        }
+    }
+
+    /// A new request's id, and its answer (`None` when it is dropped
+    /// unanswered). Dropping the future withdraws the request.
+    fn open(&self) -> (OpId, BoxFuture<'static, Option<T>>) {
+        let id = OpId(format!(
+            "{}-{}",
+            self.prefix,
+            self.next_id.fetch_add(1, Ordering::Relaxed)
+        ));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        let withdraw = Withdraw {
+            pending: self.pending.clone(),
+            id: id.clone(),
+        };
+        let answer = async move {
+            let _withdraw = withdraw;
+            rx.await.ok()
+        };
+        (id, answer.boxed())
+    }
+
+    /// Delivers the answer to request `id` (ignored when the call is gone
+    /// or the id is unknown).
+    fn answer(&self, id: &OpId, value: T) {
+        if let Some(waiting) = lock(&self.pending).remove(id) {
+            let _ = waiting.send(value);
+        }
+    }
+}
 
 /// Asks the front end. Cheap to share.
 pub(super) struct HostApprover {
     events: UnboundedSender<HostEvent>,
-    pending: Pending,
-    next_id: AtomicU64,
+    approvals: Waiting<ApprovalDecision>,
+    questions: Waiting<Vec<String>>,
     /// Whether the front end answers at all.
     answers: bool,
-}
-
-/// Removes a question nobody waits for any more (the call was interrupted).
-struct Withdraw {
-    pending: Pending,
-    id: OpId,
-}
-
-impl Drop for Withdraw {
-    fn drop(&mut self) {
-        lock(&self.pending).remove(&self.id);
-    }
 }
 
 impl HostApprover {
@@ -46,50 +96,57 @@ impl HostApprover {
     pub(super) fn new(events: UnboundedSender<HostEvent>, answers: bool) -> Arc<Self> {
         Arc::new(Self {
             events,
-            pending: Arc::default(),
-            next_id: AtomicU64::new(1),
+            approvals: Waiting::new("approval"),
+            questions: Waiting::new("question"),
             answers,
         })
     }
 
-    /// Whether the front end answers approval requests.
+    /// Whether the front end answers approval requests and questions.
     pub(super) fn answers(&self) -> bool {
         self.answers
     }
 
-    /// Delivers the decision on question `id` (ignored when the call is
-    /// gone or the id is unknown).
+    /// Delivers the decision on approval request `id`.
     pub(super) fn answer(&self, id: &OpId, decision: ApprovalDecision) {
-        if let Some(waiting) = lock(&self.pending).remove(id) {
-            let _ = waiting.send(decision);
-        }
+        self.approvals.answer(id, decision);
+    }
+
+    /// Delivers the user's answers to question request `id`.
+    pub(super) fn answer_question(&self, id: &OpId, answers: Vec<String>) {
+        self.questions.answer(id, answers);
     }
 }
 
 impl Approver for HostApprover {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
-        let id = OpId(format!(
-            "approval-{}",
-            self.next_id.fetch_add(1, Ordering::Relaxed)
-        ));
-        let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), tx);
-        let sent = self.events.send(HostEvent::ApprovalRequested {
-            id: id.clone(),
-            request,
-        });
-        let withdraw = Withdraw {
-            pending: self.pending.clone(),
-            id,
-        };
+        let (id, answer) = self.approvals.open();
+        let sent = self
+            .events
+            .send(HostEvent::ApprovalRequested { id, request });
         async move {
-            let _withdraw = withdraw;
             if sent.is_err() {
                 return ApprovalDecision::Deny {
                     reason: Some("the front end is gone".into()),
                 };
             }
-            rx.await.unwrap_or(ApprovalDecision::Deny { reason: None })
+            answer
+                .await
+                .unwrap_or(ApprovalDecision::Deny { reason: None })
+        }
+        .boxed()
+    }
+}
+
+impl Asker for HostApprover {
+    fn ask(&self, questions: Vec<Question>) -> BoxFuture<'static, Option<Vec<String>>> {
+        let (id, answer) = self.questions.open();
+        let sent = self.events.send(HostEvent::QuestionAsked { id, questions });
+        async move {
+            if sent.is_err() {
+                return None;
+            }
+            answer.await
         }
         .boxed()
     }

@@ -222,6 +222,7 @@ pub fn prompt_tokens(cwd: &Path, paths: &Paths, settings: &Settings) -> Result<P
         .register(recall.clone())
         .and_then(|()| registry.register(RecallSearchTool::new(recall)))
         .and_then(|()| builtin::register_all(&registry))
+        .and_then(|()| builtin::register_conversation(&registry, None))
         .and_then(|()| builtin::register_writing(&registry, edit_format(settings)))
         .and_then(|()| builtin::shell::register(&registry, &Shell::new(ShellConfig::default())));
     registered.map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
@@ -251,6 +252,9 @@ pub struct Gate {
     pub default_mode: Mode,
     /// The TUI's overlay; `None` in `exec` (what needs asking is denied).
     pub approver: Option<Arc<dyn Approver>>,
+    /// Who answers `ask_user`; `None` in `exec` (the model is told no user
+    /// is present).
+    pub asker: Option<Arc<dyn builtin::Asker>>,
 }
 
 impl Gate {
@@ -296,6 +300,7 @@ pub fn agent(
         },
     });
     builtin::register_all(agent.tool())
+        .and_then(|()| builtin::register_conversation(agent.tool(), gate.asker.clone()))
         .map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
     if let Some(format) = writing {
         builtin::register_writing(agent.tool(), format)

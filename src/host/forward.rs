@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::lock;
 use crate::agent::AgentMessage;
-use crate::protocol::{HostEvent, JobId, JobUpdate, OpId};
+use crate::protocol::{AgentEvent, HostEvent, JobId, JobUpdate, OpId, Plan};
 
 /// Which op made which job of one agent.
 pub(super) type JobOps = Arc<Mutex<HashMap<JobId, OpId>>>;
@@ -52,19 +52,55 @@ async fn run(
     events: UnboundedSender<HostEvent>,
     stop: CancellationToken,
 ) {
+    let mut plans = Plans::default();
+    let mut send = |message: AgentMessage| {
+        let plan = match &message {
+            AgentMessage::Event(event) => plans.see(event),
+            _ => None,
+        };
+        let _ = events.send(to_event(message, &jobs));
+        if let Some(plan) = plan {
+            let _ = events.send(HostEvent::Plan { plan });
+        }
+    };
     loop {
         tokio::select! {
             biased;
             message = messages.recv() => match message {
-                Some(message) => { let _ = events.send(to_event(message, &jobs)); }
+                Some(message) => send(message),
                 None => return,
             },
             () = stop.cancelled() => {
                 while let Ok(message) = messages.try_recv() {
-                    let _ = events.send(to_event(message, &jobs));
+                    send(message);
                 }
                 return;
             }
+        }
+    }
+}
+
+/// The `update_plan` calls waiting for their results, by call id.
+#[derive(Default)]
+struct Plans(HashMap<String, Plan>);
+
+impl Plans {
+    /// The plan `event` makes current: an `update_plan` call's, once its
+    /// result says it was accepted.
+    fn see(&mut self, event: &AgentEvent) -> Option<Plan> {
+        match event {
+            AgentEvent::ToolCalls { calls, .. } => {
+                for call in calls {
+                    if let Some(plan) = Plan::from_call(call) {
+                        self.0.insert(call.id.clone(), plan);
+                    }
+                }
+                None
+            }
+            AgentEvent::ToolResult { outcome, .. } => {
+                self.0.remove(&outcome.id).filter(|_| !outcome.is_error)
+            }
+            _ => None,
         }
     }
 }

@@ -214,6 +214,11 @@ impl Host {
                     .approver
                     .answer(&submission.id, decision.clone());
             }
+            Op::Answer { answers } => {
+                self.shared
+                    .approver
+                    .answer_question(&submission.id, answers.clone());
+            }
             _ => {
                 let envelope = Envelope {
                     interrupts: self.shared.interrupts(),

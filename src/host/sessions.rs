@@ -2,8 +2,10 @@
 //! when one opens, switching to another, and the picker's rows.
 
 use crate::protocol::AgentEvent;
-use crate::protocol::{HostEvent, NoticeLevel, SessionHeader, SessionRow, TokenTotals};
-use crate::session::{AgentSession, SessionInfo, SessionManager, short_id};
+use crate::protocol::{
+    HostEvent, NoticeLevel, Plan, SessionHeader, SessionRow, TokenTotals, UPDATE_PLAN,
+};
+use crate::session::{AgentSession, CallQuery, SessionInfo, SessionManager, short_id};
 
 use super::HostError;
 
@@ -88,6 +90,25 @@ pub(super) async fn tokens(session: &AgentSession) -> Result<TokenTotals> {
         tokens.add(turn.input, turn.output, turn.cached);
     }
     Ok(tokens)
+}
+
+/// The plan the session's latest accepted `update_plan` call set. Only a
+/// session that ever called it is read whole.
+pub(super) async fn plan(session: &AgentSession) -> Result<Plan> {
+    if !session.is_written() {
+        return Ok(Plan::default());
+    }
+    let calls = session
+        .search_calls(CallQuery {
+            tool: Some(UPDATE_PLAN.into()),
+            limit: 1,
+            ..CallQuery::default()
+        })
+        .await?;
+    if calls.total == 0 {
+        return Ok(Plan::default());
+    }
+    Ok(Plan::latest(&session.load_all().await?).unwrap_or_default())
 }
 
 /// A picker or report row for a session.

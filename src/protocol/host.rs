@@ -14,9 +14,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AgentEvent, ApprovalDecision, ApprovalRequest, JobId, JobUpdate, ModelChoice, Notice,
-    PermissionMode, PromptPart, Report, ReportKind, SessionHeader, SessionRow, StatusSnapshot,
-    TokenTotals,
+    AgentEvent, ApprovalDecision, ApprovalRequest, Effort, JobId, JobUpdate, ModelChoice, Notice,
+    PermissionMode, Plan, PromptPart, Question, Report, ReportKind, SessionHeader, SessionRow,
+    StatusSnapshot, TokenTotals,
 };
 
 /// A caller-chosen id of one submission (any string; empty when the caller
@@ -90,6 +90,14 @@ pub enum Op {
         #[serde(flatten)]
         decision: ApprovalDecision,
     },
+    /// The user's answers to the question request whose id the submission
+    /// carries: one per question, in order ("" for one left open); none at
+    /// all when the user declined to answer.
+    Answer {
+        /// The answers.
+        #[serde(default)]
+        answers: Vec<String>,
+    },
     /// Use this permission mode from the next gated call on.
     SetPermissionMode {
         /// The mode.
@@ -100,6 +108,13 @@ pub enum Op {
         /// Which one.
         #[serde(flatten)]
         choice: ModelChoice,
+    },
+    /// Use this reasoning effort from the next request on (`None`: send
+    /// none, the model's own default).
+    SetEffort {
+        /// The level.
+        #[serde(default)]
+        effort: Option<Effort>,
     },
     /// Summarise the context window now.
     Compact,
@@ -226,6 +241,20 @@ pub enum HostEvent {
         id: OpId,
         /// What it is about.
         request: ApprovalRequest,
+    },
+    /// The agent's plan changed (an accepted `update_plan` call), or a
+    /// session with a plan was opened: the whole plan, to show pinned.
+    Plan {
+        /// The plan (no steps: none).
+        plan: Plan,
+    },
+    /// The agent asks the user (`ask_user`) and waits; answer with an
+    /// [`Op::Answer`] carrying `id`. Withdrawn when the turn is interrupted.
+    QuestionAsked {
+        /// The id to answer with.
+        id: OpId,
+        /// The questions, in order.
+        questions: Vec<Question>,
     },
     /// The user's own command (`!CMD`) started; live output follows as
     /// [`Notice::ToolOutput`] with the same id.

@@ -23,6 +23,8 @@ mod event;
 mod host;
 mod job;
 mod notice;
+mod plan;
+mod question;
 mod report;
 mod secret;
 mod status;
@@ -35,6 +37,8 @@ pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
 pub use host::{HostEvent, Op, OpId, Submission};
 pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
 pub use notice::{Notice, NoticeLevel};
+pub use plan::{Plan, PlanStep, StepStatus, UPDATE_PLAN};
+pub use question::{ASK_USER, MAX_OPTIONS, MAX_QUESTIONS, Question, check_questions};
 pub use report::{
     McpServerRow, McpServerState, ModelChoice, Report, ReportKind, SessionRow, SessionsReport,
     SkillRow, SkillsReport, StatusReport, TokenTotals, ToolRow, TurnTokens,

@@ -63,6 +63,9 @@ pub struct StatusSnapshot {
     pub permission_mode: Option<PermissionMode>,
     /// How commands run; `None` without shell tools.
     pub sandbox: Option<SandboxState>,
+    /// The reasoning effort requested; `None` when none is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<super::Effort>,
 }
 
 /// The header shown when a session is opened.

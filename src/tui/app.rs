@@ -18,6 +18,7 @@ use super::transcript::{TranscriptItem, TranscriptView};
 use super::view::approval::ApprovalView;
 use super::view::composer::Composer;
 use super::view::model_picker::ModelPicker;
+use super::view::question::QuestionView;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::{Activity, StatusView};
 use super::view::tool_pane::ToolPane;
@@ -26,8 +27,8 @@ use crate::protocol::{
     AgentEvent, InputSource, JobId, JobKind, Meta, StopCause, ToolCall, ToolOutcome,
 };
 use crate::protocol::{
-    ApprovalDecision, HostEvent, NoticeLevel, Op, OpId, SessionHeader, StatusSnapshot, Submission,
-    TokenTotals,
+    ApprovalDecision, HostEvent, NoticeLevel, Op, OpId, Plan, SessionHeader, StatusSnapshot,
+    Submission, TokenTotals,
 };
 
 /// Time within which a second Ctrl+C quits.
@@ -96,6 +97,10 @@ pub struct App {
     /// Queued prompts' texts, oldest first, and their ids beside them.
     pub(crate) queued: Vec<String>,
     pub(crate) queued_ids: Vec<JobId>,
+    /// The agent's plan, pinned above the composer, and whether it shows
+    /// every step (Ctrl+P folds it to one line).
+    pub(crate) plan: Plan,
+    pub(crate) plan_open: bool,
     pub(crate) popup: Popup,
     /// The slash-command popup is open (opened by typing `/`).
     pub(crate) slash_open: bool,
@@ -103,6 +108,8 @@ pub struct App {
     pub(crate) overlay: Option<TranscriptView>,
     /// Changes waiting for approval, in call order (see `approvals.rs`).
     pub(crate) approvals: Vec<ApprovalView>,
+    /// Questions of `ask_user` waiting for the user (see `approvals.rs`).
+    pub(crate) question: Option<QuestionView>,
     pub(crate) transcript: Vec<TranscriptItem>,
     pending: Vec<Line<'static>>,
     committed_any: bool,
@@ -140,11 +147,14 @@ impl App {
             tools: Vec::new(),
             queued: Vec::new(),
             queued_ids: Vec::new(),
+            plan: Plan::default(),
+            plan_open: true,
             popup: Popup::None,
             slash_open: false,
             slash_selected: 0,
             overlay: None,
             approvals: Vec::new(),
+            question: None,
             transcript: Vec::new(),
             pending: Vec::new(),
             committed_any: false,

@@ -6,7 +6,8 @@ use crossterm::event::KeyEvent;
 
 use super::app::App;
 use super::view::approval::ApprovalView;
-use crate::protocol::{ApprovalDecision, ApprovalRequest, OpId};
+use super::view::question::Answered;
+use crate::protocol::{ApprovalDecision, ApprovalRequest, Op, OpId, Submission};
 
 impl App {
     /// Queues request `id` behind the requests of calls the model made
@@ -25,6 +26,25 @@ impl App {
     /// Whether the approval overlay is open.
     pub fn approval_open(&self) -> bool {
         !self.approvals.is_empty()
+    }
+
+    /// A key while a question of `ask_user` is shown: the answers go back
+    /// once the last question is answered, or none on Esc.
+    pub(crate) fn question_key(&mut self, key: KeyEvent) {
+        let Some(view) = self.question.as_mut() else {
+            return;
+        };
+        let answers = match view.key(key) {
+            Answered::Open => return,
+            Answered::Done(answers) => answers,
+            Answered::Declined => Vec::new(),
+        };
+        let id = view.id.clone();
+        self.question = None;
+        self.ops.push(Submission {
+            id,
+            op: Op::Answer { answers },
+        });
     }
 
     /// A key while the overlay is open. `a` also approves the queued
@@ -54,6 +74,7 @@ impl App {
     /// to answer.
     pub(crate) fn drop_approvals(&mut self) {
         self.approvals.clear();
+        self.question = None;
     }
 }
 

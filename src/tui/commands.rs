@@ -21,6 +21,8 @@ pub enum SlashCommand {
     Compact,
     /// `/model [NAME]`: the model picker, or that model.
     Model,
+    /// `/effort [minimal|low|medium|high|off]`: the reasoning effort.
+    Effort,
     /// `/status`: session, model, tokens.
     Status,
     /// `/tools`: the registered tools.
@@ -48,13 +50,14 @@ pub enum SlashCommand {
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 17] = [
+    pub const ALL: [SlashCommand; 18] = [
         Self::Help,
         Self::New,
         Self::Resume,
         Self::Sessions,
         Self::Compact,
         Self::Model,
+        Self::Effort,
         Self::Status,
         Self::Tools,
         Self::Skills,
@@ -77,6 +80,7 @@ impl SlashCommand {
             Self::Sessions => "sessions",
             Self::Compact => "compact",
             Self::Model => "model",
+            Self::Effort => "effort",
             Self::Status => "status",
             Self::Tools => "tools",
             Self::Skills => "skills",
@@ -105,6 +109,7 @@ impl SlashCommand {
         match self {
             Self::Resume => "[ID]",
             Self::Model => "[NAME]",
+            Self::Effort => "[minimal|low|medium|high|off]",
             Self::Title => "TEXT",
             Self::Export => "[FILE]",
             Self::Jobs => "[kill ID]",
@@ -127,6 +132,7 @@ impl SlashCommand {
             Self::Sessions => "sessions of every directory, and how to continue them",
             Self::Compact => "summarise the context now",
             Self::Model => "pick a model, or switch to NAME",
+            Self::Effort => "show or set how hard the model reasons",
             Self::Status => "session, model, tokens per turn",
             Self::Tools => "list tools",
             Self::Skills => "list skills",
@@ -175,6 +181,24 @@ impl SlashCommand {
                     provider: String::new(),
                     model: arg.to_string(),
                 },
+            },
+            Self::Effort if arg.is_empty() => {
+                let now = app.status.effort.map_or("off", |e| e.as_str());
+                app.notice(
+                    NoticeLevel::Info,
+                    &format!("reasoning effort: {now} (/effort minimal|low|medium|high|off)"),
+                );
+                return;
+            }
+            Self::Effort if arg == "off" => Op::SetEffort { effort: None },
+            Self::Effort => match arg.parse() {
+                Ok(effort) => Op::SetEffort {
+                    effort: Some(effort),
+                },
+                Err(why) => {
+                    app.notice(NoticeLevel::Warn, &format!("{why}, or off"));
+                    return;
+                }
             },
             Self::Status => Op::Report {
                 kind: ReportKind::Status,

@@ -3,6 +3,7 @@
 
 use super::app::{App, LiveTool, Popup};
 use super::view::model_picker::ModelPicker;
+use super::view::question::QuestionView;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::Activity;
 use super::view::tool_pane::ToolPane;
@@ -22,6 +23,7 @@ impl App {
             }
             HostEvent::SessionOpened { header, recent } => self.on_session(header, recent),
             HostEvent::Status { status } => self.status = status,
+            HostEvent::Plan { plan } => self.plan = plan,
             HostEvent::SessionTokens { tokens } => self.tokens = tokens,
             HostEvent::Notice { notice } => self.on_notice(notice),
             HostEvent::UserShellStarted { id, command } => {
@@ -64,6 +66,9 @@ impl App {
             }
             HostEvent::Sessions { rows } => self.popup = Popup::Picker(ResumePicker::new(rows)),
             HostEvent::ApprovalRequested { id, request } => self.queue_approval(id, request),
+            HostEvent::QuestionAsked { id, questions } => {
+                self.question = Some(QuestionView::new(id, questions));
+            }
             HostEvent::Models { models } => {
                 let current = self.status.model.clone();
                 self.popup = Popup::Models(ModelPicker::new(models, &current));

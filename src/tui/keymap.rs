@@ -28,6 +28,8 @@ pub enum Action {
     CtrlD,
     /// Ctrl+T: open the transcript.
     Transcript,
+    /// Ctrl+P: fold or unfold the pinned plan.
+    TogglePlan,
     /// Up arrow.
     Up,
     /// Down arrow.
@@ -55,6 +57,7 @@ pub fn action(key: KeyEvent) -> Action {
         KeyCode::Char('c') if ctrl => Action::CtrlC,
         KeyCode::Char('d') if ctrl => Action::CtrlD,
         KeyCode::Char('t') if ctrl => Action::Transcript,
+        KeyCode::Char('p') if ctrl => Action::TogglePlan,
         KeyCode::Esc => Action::Escape,
         KeyCode::Up if !ctrl && !alt => Action::Up,
         KeyCode::Down if !ctrl && !alt => Action::Down,
@@ -75,6 +78,11 @@ impl App {
                 }
                 if self.approval_open() {
                     self.approval_key(key);
+                    return;
+                }
+                // Ctrl+C still interrupts: the turn's end closes the question.
+                if self.question.is_some() && action(key) != Action::CtrlC {
+                    self.question_key(key);
                     return;
                 }
                 self.on_action(action(key));
@@ -129,6 +137,7 @@ impl App {
             Action::Transcript => {
                 self.overlay = Some(TranscriptView::open(&self.transcript, self.height));
             }
+            Action::TogglePlan => self.plan_open = !self.plan_open,
             Action::Up if !slash.is_empty() => {
                 self.slash_selected = self.slash_selected.saturating_sub(1);
             }

@@ -174,20 +174,28 @@ async fn sigint_interrupts_the_turn_exits_130_and_keeps_the_session() {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     let pid = child.id();
-    // SIGINT once the first delta is on stdout, so part of the answer was shown.
+    // SIGINT once the whole partial answer is on stdout (every delta the
+    // mock sends before it hangs), so what the session keeps is known.
     let stdout = child.stdout.take().unwrap();
     let (shown_tx, shown_rx) = tokio::sync::oneshot::channel();
     let drain = tokio::task::spawn_blocking(move || {
         let mut shown = Some(shown_tx);
+        let mut answer = String::new();
         for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
-            if line.contains("output_delta")
+            let event: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+            if event["type"] == "output_delta" {
+                answer.push_str(event["text"].as_str().unwrap_or_default());
+            }
+            if answer.contains("half of an answer")
                 && let Some(tx) = shown.take()
             {
                 let _ = tx.send(());
             }
         }
     });
-    ends("the first delta on stdout", shown_rx).await.unwrap();
+    ends("the partial answer on stdout", shown_rx)
+        .await
+        .unwrap();
     assert!(
         Command::new("kill")
             .args(["-INT", &pid.to_string()])

@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use support::child_env::{Workspace, scrub};
@@ -17,7 +17,10 @@ fn session(f: &Workspace, url: &str, args: &[&str]) -> JsonLines {
     cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
     scrub(&mut cmd);
     cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
-    cmd.args(["exec", "--base-url", url, "--model", "mock-model"]);
+    cmd.args(["exec", "--base-url", url]);
+    if !args.contains(&"--model") {
+        cmd.args(["--model", "mock-model"]);
+    }
     cmd.args(["--input-format", "stream-json"]).args(args);
     JsonLines::spawn(cmd)
 }
@@ -141,4 +144,153 @@ fn an_interrupt_while_a_prompt_waits_for_a_starting_mcp_server_ends_it_at_once()
     assert_eq!(lines.last().unwrap()["cause"], "user");
     assert_eq!(s.finish(), Some(130));
     assert_eq!(mock.request_count(), 0, "the model was never asked");
+}
+
+#[test]
+fn an_accepted_plan_is_a_plan_event_and_comes_back_when_the_session_resumes() {
+    let f = Workspace::new("fn main() {}\n");
+    let plan = json!({"explanation": "two steps", "plan": [
+        {"step": "find the callers", "status": "completed"},
+        {"step": "rename them", "status": "in_progress"}]});
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([
+        OpenAiStream::new()
+            .tool_call("call_1", "update_plan", &[&plan.to_string()])
+            .into_reply(),
+        Reply::openai_text("planned"),
+    ]));
+    let mut s = session(&f, &mock.openai_base_url(), &[]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"rename foo"}"#);
+    let lines = s.until(job_ended("p1"));
+    let shown: Vec<&Value> = lines.iter().filter(|l| l["type"] == "plan").collect();
+    assert_eq!(
+        shown.len(),
+        2,
+        "one at the start (none yet), one accepted: {lines:#?}"
+    );
+    assert_eq!(shown[0]["plan"]["plan"], json!([]));
+    assert_eq!(shown[1]["plan"], plan);
+    assert_eq!(s.finish(), Some(0));
+
+    let resumed = session(&f, &mock.openai_base_url(), &["--continue"]);
+    let lines = resumed.until(|l| l["type"] == "plan");
+    assert_eq!(lines.last().unwrap()["plan"], plan, "{lines:#?}");
+    assert_eq!(resumed.finish(), Some(0));
+}
+
+#[test]
+fn set_effort_changes_the_next_requests_wire_field_and_the_status() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([
+        Reply::openai_text("one"),
+        Reply::openai_text("two"),
+        Reply::openai_text("three"),
+    ]));
+    let mut s = session(&f, &mock.openai_base_url(), &["--model", "gpt-5"]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"one"}"#);
+    s.until(job_ended("p1"));
+    s.send(r#"{"type":"set_effort","effort":"high"}"#);
+    let status = s.until(|l| l["type"] == "status");
+    assert_eq!(status.last().unwrap()["status"]["effort"], "high");
+    s.send(r#"{"type":"prompt","id":"p2","text":"two"}"#);
+    s.until(job_ended("p2"));
+    s.send(r#"{"type":"set_effort","effort":null}"#);
+    s.send(r#"{"type":"prompt","id":"p3","text":"three"}"#);
+    s.until(job_ended("p3"));
+    assert_eq!(s.finish(), Some(0));
+    let sent: Vec<Value> = mock
+        .requests()
+        .iter()
+        .map(|r| r.body["reasoning_effort"].clone())
+        .collect();
+    assert_eq!(sent, vec![Value::Null, json!("high"), Value::Null]);
+}
+
+fn ask_reply() -> Reply {
+    let args = json!({"questions": [
+        {"question": "Which database?", "options": ["sqlite", "postgres"]},
+        {"question": "Anything else?"}]});
+    OpenAiStream::new()
+        .tool_call("call_1", "ask_user", &[&args.to_string()])
+        .into_reply()
+}
+
+#[test]
+fn a_question_is_printed_and_answered_by_an_answer_line() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([ask_reply(), Reply::openai_text("ok")]));
+    let mut s = session(&f, &mock.openai_base_url(), &[]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"set it up"}"#);
+    let asked = s.until(|l| l["type"] == "question_asked");
+    let request = asked.last().unwrap();
+    assert_eq!(
+        request["questions"][0]["options"],
+        json!(["sqlite", "postgres"])
+    );
+    let id = request["id"].as_str().unwrap();
+    s.send(&format!(
+        r#"{{"type":"answer","id":"{id}","answers":["postgres","keep it small"]}}"#
+    ));
+    let lines = s.until(job_ended("p1"));
+    assert_eq!(lines.last().unwrap()["cause"], "done");
+    assert_eq!(s.finish(), Some(0));
+    let sent = mock.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("answer: postgres") && sent.contains("answer: keep it small"),
+        "{sent}"
+    );
+}
+
+#[test]
+fn exec_without_a_front_end_answers_a_question_at_once() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([
+        ask_reply(),
+        Reply::openai_text("assumed sqlite"),
+    ]));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
+    cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
+    scrub(&mut cmd);
+    cmd.args(["exec", "--base-url", &mock.openai_base_url()])
+        .args(["--model", "mock-model", "set it up"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "assumed sqlite"
+    );
+    let sent = mock.requests()[1].body["messages"].to_string();
+    assert!(
+        sent.contains("no user is present: decide and say what you assumed"),
+        "{sent}"
+    );
+}
+
+#[test]
+fn an_interrupt_withdraws_a_waiting_question() {
+    let f = Workspace::new("fn main() {}\n");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([ask_reply(), Reply::openai_text("later")]));
+    let mut s = session(&f, &mock.openai_base_url(), &[]);
+    s.send(r#"{"type":"prompt","id":"p1","text":"set it up"}"#);
+    let asked = s.until(|l| l["type"] == "question_asked");
+    let id = asked.last().unwrap()["id"].as_str().unwrap().to_string();
+    s.send(r#"{"type":"interrupt"}"#);
+    let lines = s.until(job_ended("p1"));
+    assert_eq!(lines.last().unwrap()["cause"], "user");
+    // A late answer finds nothing waiting; the next prompt runs normally.
+    s.send(&format!(
+        r#"{{"type":"answer","id":"{id}","answers":["sqlite"]}}"#
+    ));
+    s.send(r#"{"type":"prompt","id":"p2","text":"again"}"#);
+    let lines = s.until(job_ended("p2"));
+    assert_eq!(lines.last().unwrap()["cause"], "done");
+    assert_eq!(s.finish(), Some(0));
+    assert_eq!(mock.requests().len(), 2);
 }

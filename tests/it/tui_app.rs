@@ -901,3 +901,66 @@ fn below_twenty_by_six_the_live_area_says_the_terminal_is_too_small() {
 fn ops(app: &mut light_agent::tui::App) -> Vec<Op> {
     app.take_ops().into_iter().map(|s| s.op).collect()
 }
+
+#[test]
+fn effort_sets_a_level_or_off_refuses_a_typo_and_shows_in_the_status_line() {
+    use light_agent::protocol::{Effort, StatusSnapshot};
+    let (mut app, _) = app(120, 20);
+    for (typed, effort) in [("/effort high", Some(Effort::High)), ("/effort off", None)] {
+        type_text(&mut app, typed);
+        key(&mut app, KeyCode::Enter);
+        assert_eq!(ops(&mut app), [Op::SetEffort { effort }], "{typed}");
+    }
+    type_text(&mut app, "/effort hihg");
+    key(&mut app, KeyCode::Enter);
+    assert!(ops(&mut app).is_empty());
+    assert!(screen(&mut app, 120, 20).contains("effort must be minimal, low, medium or high"));
+    input(
+        &mut app,
+        HostEvent::Status {
+            status: StatusSnapshot {
+                model: "gpt-5".into(),
+                effort: Some(Effort::Low),
+                ..StatusSnapshot::default()
+            },
+        },
+    );
+    let text = screen(&mut app, 120, 20);
+    assert!(text.lines().any(|l| l.starts_with("gpt-5 low ·")), "{text}");
+}
+
+#[test]
+fn a_question_is_declined_by_esc_and_closed_by_an_interrupted_turn() {
+    use crossterm::event::KeyModifiers;
+    use light_agent::protocol::{OpId, Question};
+    let ask = |app: &mut light_agent::tui::App, id: &str| {
+        input(
+            app,
+            HostEvent::QuestionAsked {
+                id: OpId::new(id),
+                questions: vec![Question {
+                    question: "Which one?".into(),
+                    options: vec!["a".into()],
+                }],
+            },
+        );
+    };
+    let (mut app, _) = app(80, 20);
+    type_text(&mut app, "go");
+    key(&mut app, KeyCode::Enter);
+    ops(&mut app);
+    turn_begins(&mut app, 1, "go");
+    ask(&mut app, "question-1");
+    assert!(screen(&mut app, 80, 20).contains("Which one?"));
+    key(&mut app, KeyCode::Esc);
+    let sent = app.take_ops();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].id, OpId::new("question-1"));
+    assert_eq!(sent[0].op, Op::Answer { answers: vec![] });
+
+    ask(&mut app, "question-2");
+    key_mod(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(ops(&mut app), [Op::Interrupt]);
+    ev(&mut app, stop(light_agent::protocol::StopCause::User));
+    assert!(!screen(&mut app, 80, 20).contains("Which one?"));
+}

@@ -674,3 +674,48 @@ fn table_fits_at_40_60_80_and_120_columns() {
         insta::assert_snapshot!(format!("table_{width}"), terminal.backend().to_string());
     }
 }
+
+fn plan() -> light_agent::protocol::Plan {
+    serde_json::from_value(json!({"plan": [
+        {"step": "Find every caller of parse_config", "status": "completed"},
+        {"step": "Rename it to load_config across the crate", "status": "in_progress"},
+        {"step": "Run cargo test", "status": "pending"}]}))
+    .unwrap()
+}
+
+#[test]
+fn plan_pinned_above_the_composer() {
+    snap("plan_pinned", |app, _| {
+        input(app, HostEvent::Plan { plan: plan() });
+        type_text(app, "and then?");
+    });
+}
+
+#[test]
+fn plan_folded_by_ctrl_p() {
+    snap("plan_folded", |app, _| {
+        input(app, HostEvent::Plan { plan: plan() });
+        key_mod(
+            app,
+            KeyCode::Char('p'),
+            crossterm::event::KeyModifiers::CONTROL,
+        );
+    });
+}
+
+#[test]
+fn question_overlay() {
+    snap("question_overlay", |app, _| {
+        input(
+            app,
+            HostEvent::QuestionAsked {
+                id: light_agent::protocol::OpId::new("question-1"),
+                questions: vec![light_agent::protocol::Question {
+                    question: "Which database should the service use?".into(),
+                    options: vec!["sqlite".into(), "postgres".into()],
+                }],
+            },
+        );
+        type_text(app, "mysq");
+    });
+}

@@ -279,6 +279,17 @@ impl AcpSession {
                     },
                 )));
             }
+            HostEvent::QuestionAsked { id, .. } => {
+                // ACP has no way to put a free question to the user yet: no
+                // answer, and the model decides (instead of a turn that
+                // waits until it is cancelled).
+                self.host.submit(Submission::new(
+                    id.0,
+                    Op::Answer {
+                        answers: Vec::new(),
+                    },
+                ));
+            }
             HostEvent::Notice {
                 notice: Notice::Message { level, text },
             } => match level {

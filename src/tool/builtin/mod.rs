@@ -8,6 +8,8 @@
 //! | `edit` | `edit.rs` | replace exact text in one file |
 //! | `write` | `write.rs` | create a file, or replace one seen as it is |
 //! | `apply_patch` | `apply_patch.rs` | a `*** Begin Patch` patch over many files |
+//! | `update_plan` | `plan.rs` | the model's plan, shown to the user |
+//! | `ask_user` | `ask.rs` | questions to the user mid-turn |
 //!
 //! The writing tools share `change.rs` (load, stale guard, approval,
 //! journal, all-or-nothing commit) and compute every change in memory
@@ -19,10 +21,12 @@
 //! and answer "`<tool> cancelled`" as soon as the context's token fires.
 
 mod apply_patch;
+mod ask;
 mod blocking;
 mod change;
 mod edit;
 mod grep;
+mod plan;
 mod prompts;
 mod read_file;
 pub mod shell;
@@ -30,8 +34,10 @@ mod tree;
 mod write;
 
 pub use apply_patch::{ApplyPatchArgs, ApplyPatchTool};
+pub use ask::{AskUserArgs, AskUserTool, Asker, NO_USER, QuestionArgs};
 pub use edit::{EditArgs, EditItem, EditTool};
 pub use grep::{GrepArgs, GrepTool};
+pub use plan::{StatusArg, StepArgs, UpdatePlanArgs, UpdatePlanTool};
 pub use prompts::{
     SHELL_PROMPTS_NAME, TOOL_PROMPTS_NAME, ToolPrompt, WRITING_PROMPTS_NAME, shell_prompts,
     tool_prompt_sections, tool_prompts, writing_prompts,
@@ -132,4 +138,15 @@ pub fn register_all(registry: &ToolRegistry) -> Result<(), RegisterError> {
     registry.register(tree())?;
     registry.register(grep())?;
     registry.register(read_file())
+}
+
+/// Registers `update_plan` (the plan reaches the user as
+/// [`crate::protocol::HostEvent::Plan`]) and `ask_user` (through `asker`;
+/// without one it says no user is present).
+pub fn register_conversation(
+    registry: &ToolRegistry,
+    asker: Option<std::sync::Arc<dyn Asker>>,
+) -> Result<(), RegisterError> {
+    registry.register(UpdatePlanTool)?;
+    registry.register(AskUserTool::new(asker))
 }

@@ -7,7 +7,7 @@ use ratatui::style::{Color, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{output_cell, thought_cell, user_cell};
+use super::{output_cell, plan, thought_cell, user_cell};
 use crate::tui::app::{App, Popup};
 use crate::tui::inline_terminal::LiveFrame;
 use crate::tui::width::fit_prefix;
@@ -84,9 +84,22 @@ pub fn render(app: &App, width: u16, screen_height: u16) -> LiveFrame {
             cursor: None,
         };
     }
+    if let Some(question) = &app.question {
+        // A question waits for the user: like an approval, it takes every
+        // row above the status line.
+        let rows = budget.max(2);
+        let mut buffer = Buffer::empty(Rect::new(0, 0, width, rows));
+        question.render(Rect::new(0, 0, width, rows - 1), &mut buffer);
+        Paragraph::new(status).render(Rect::new(0, rows - 1, width, 1), &mut buffer);
+        return LiveFrame {
+            buffer,
+            cursor: None,
+        };
+    }
     let popup = app.popup_lines(width);
     let mut upper = active_lines(app);
     upper.extend(user_cell::queued_lines(&app.queued, width));
+    upper.extend(plan::lines(&app.plan, app.plan_open, width));
     upper.extend(popup);
     let room = usize::from(budget.saturating_sub(composer_rows + 1));
     if upper.len() > room {

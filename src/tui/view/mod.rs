@@ -20,6 +20,8 @@ pub mod mcp_report;
 pub mod model_picker;
 pub mod notice;
 pub mod output_cell;
+pub mod plan;
+pub mod question;
 pub mod report;
 pub mod resume_picker;
 pub mod session_header;

@@ -85,10 +85,11 @@ impl StatusView<'_> {
         } else {
             self.status.model.as_str()
         };
-        let mut spans = vec![Span::styled(
-            model.to_string(),
-            Style::new().fg(Color::Cyan),
-        )];
+        let model = match self.status.effort {
+            Some(effort) => format!("{model} {effort}"),
+            None => model.to_string(),
+        };
+        let mut spans = vec![Span::styled(model, Style::new().fg(Color::Cyan))];
         if let Some(pct) = self
             .status
             .window_tokens
