@@ -34,9 +34,13 @@ import subprocess
 import sys
 import tempfile
 import termios
+import re
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# CSI and OSC sequences, and the end of a CSI sequence.
+ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[=>78]")
+CSI_END = re.compile(rb"[@-~]")
 BINARY = os.environ.get("LIGHT_AGENT_BINARY") or os.path.join(ROOT, "target", "release", "light-agent")
 
 
@@ -55,6 +59,7 @@ class Pty:
         os.close(slave)
         self.master = master
         self.buffer = bytearray()
+        self.pending = b""
 
     def wait_for(self, needle, timeout=20.0, since=0):
         """Time when `needle` was first seen after byte `since`; only new
@@ -71,8 +76,21 @@ class Pty:
                     data = os.read(self.master, 1 << 20)
                 except OSError:
                     break
-                self.buffer += data
+                self.append(data)
         raise TimeoutError(f"{needle!r} not seen")
+
+    def append(self, data):
+        """Adds what the terminal was sent, without its escape sequences:
+        the live area places cells with column moves (`ESC[11G`), so a word
+        on screen is not contiguous in the bytes. An escape cut by the read
+        waits for the rest."""
+        data = self.pending + data
+        cut = data.rfind(b"\x1b")
+        if cut >= 0 and not CSI_END.search(data, cut + 1) and len(data) - cut < 32:
+            data, self.pending = data[:cut], data[cut:]
+        else:
+            self.pending = b""
+        self.buffer += ESCAPES.sub(b"", data)
 
     def send(self, data):
         os.write(self.master, data)
