@@ -8,6 +8,7 @@ use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyM
 
 use super::app::{App, Popup};
 use super::transcript::TranscriptView;
+use super::view::status_line::Activity;
 use crate::protocol::Op;
 
 /// Time within which a second Ctrl+C quits.
@@ -237,7 +238,11 @@ impl App {
             return;
         }
         self.last_ctrl_c = Some(now);
-        if self.is_busy() {
+        // The screen says idle once a turn's stop is shown, a moment before
+        // its job ends: a Ctrl+C then clears the composer, as the screen
+        // promises, instead of interrupting a turn that is over.
+        let running = self.job.is_some() && self.activity != Activity::Idle;
+        if running || !self.awaiting().is_empty() {
             self.push_op(Op::Interrupt);
         } else if !self.composer.is_empty() {
             self.composer.clear();
