@@ -241,9 +241,14 @@ impl App {
         &self.awaiting
     }
 
-    /// Whether a job runs or a sent prompt is not yet answered.
+    /// Whether something runs that Esc or Ctrl+C would interrupt: a job
+    /// not yet over on screen (a turn is over once its stop is shown, a
+    /// moment before its job ends), a queued prompt, or a sent prompt not
+    /// yet answered.
     pub fn is_busy(&self) -> bool {
-        self.job.is_some() || !self.awaiting.is_empty()
+        (self.job.is_some() && self.activity != Activity::Idle)
+            || !self.queued.is_empty()
+            || !self.awaiting.is_empty()
     }
 
     /// Whether one of the user's own commands (`!CMD`) is running (Esc

@@ -8,7 +8,6 @@ use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyM
 
 use super::app::{App, Popup};
 use super::transcript::TranscriptView;
-use super::view::status_line::Activity;
 use crate::protocol::Op;
 
 /// Time within which a second Ctrl+C quits.
@@ -238,11 +237,7 @@ impl App {
             return;
         }
         self.last_ctrl_c = Some(now);
-        // The screen says idle once a turn's stop is shown, a moment before
-        // its job ends: a Ctrl+C then clears the composer, as the screen
-        // promises, instead of interrupting a turn that is over.
-        let running = self.job.is_some() && self.activity != Activity::Idle;
-        if running || !self.awaiting().is_empty() {
+        if self.is_busy() {
             self.push_op(Op::Interrupt);
         } else if !self.composer.is_empty() {
             self.composer.clear();
