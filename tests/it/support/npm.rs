@@ -15,10 +15,17 @@ pub const REQUIRE_ENV: &str = "LIGHT_AGENT_REQUIRE_NPM";
 /// Hang guard for the one-time install (a cold install takes about 11 s here).
 const INSTALL_GUARD: Duration = Duration::from_secs(600);
 
+/// One install at a time: tests run in parallel, and a test must never see
+/// another's install half done (on a clean checkout three ACP tests once
+/// raced into the same folder and one imported a package still being
+/// written).
+static INSTALLING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The package's folder once `package@version` is installed under `dir`
 /// (in `target/tmp`), or `None` when the test is to be skipped (it says
 /// why). Panics when npm is required and the install fails.
 pub async fn package(dir: &str, package: &str, version: &str) -> Option<PathBuf> {
+    let _alone = INSTALLING.lock().await;
     match install(dir, package, version).await {
         Ok(folder) => Some(folder),
         Err(why) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
@@ -42,10 +49,14 @@ async fn install(dir: &str, package: &str, version: &str) -> Result<PathBuf, Str
     if let Some(folder) = installed(&prefix, package, version) {
         return Ok(folder);
     }
+    // Installed beside and renamed into place, so that a run killed
+    // mid-install leaves no folder that looks installed.
+    let staging = prefix.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&staging);
     let mut npm = tokio::process::Command::new("npm");
     npm.arg("install")
         .arg("--prefix")
-        .arg(&prefix)
+        .arg(&staging)
         .args(["--no-audit", "--no-fund", "--no-save", "--loglevel=error"])
         .arg(format!("{package}@{version}"))
         .stdin(Stdio::null())
@@ -65,6 +76,11 @@ async fn install(dir: &str, package: &str, version: &str) -> Result<PathBuf, Str
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
+    installed(&staging, package, version)
+        .ok_or_else(|| format!("npm installed no {package}@{version}"))?;
+    let _ = std::fs::remove_dir_all(&prefix);
+    std::fs::rename(&staging, &prefix)
+        .map_err(|e| format!("cannot move the install into {}: {e}", prefix.display()))?;
     installed(&prefix, package, version)
         .ok_or_else(|| format!("npm installed no {package}@{version}"))
 }
