@@ -20,6 +20,7 @@ mod stream;
 mod tools;
 mod turn;
 pub mod undo;
+pub mod web_fetch;
 mod worker;
 
 use std::collections::VecDeque;
@@ -46,6 +47,7 @@ pub use lifecycle::AgentMessage;
 pub use recall::RecallTool;
 pub use recall_search::RecallSearchTool;
 pub use skill_tool::LoadSkillTool;
+pub use web_fetch::WebFetchTool;
 
 /// How the loop runs.
 #[derive(Debug, Clone)]

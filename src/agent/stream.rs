@@ -141,6 +141,7 @@ impl Worker {
             }
             if let AgentEvent::ToolCalls { calls: these, .. } = &mut event {
                 self.make_call_ids_unique(these, meta).await;
+                these.iter_mut().for_each(super::web_fetch::scrub_call);
                 calls.extend(these.iter().cloned());
             }
             if let Err(message) = self.commit(event).await {

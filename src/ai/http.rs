@@ -42,7 +42,7 @@ pub(crate) fn build_client(
     options: &HttpOptions,
     pooled: bool,
 ) -> Result<reqwest::Client, AiError> {
-    let builder = reqwest::Client::builder().connect_timeout(options.connect_timeout);
+    let builder = client_builder(options);
     let builder = if pooled {
         builder
     } else {
@@ -55,6 +55,11 @@ pub(crate) fn build_client(
         )
         .with_retryable(false)
     })
+}
+
+/// The builder of every client: the adaptors' and `web`'s.
+pub(crate) fn client_builder(options: &HttpOptions) -> reqwest::ClientBuilder {
+    reqwest::Client::builder().connect_timeout(options.connect_timeout)
 }
 
 /// A connection, send or read failure: always retryable. Says plainly

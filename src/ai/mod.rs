@@ -56,6 +56,7 @@ pub mod retry;
 pub mod sse;
 mod stream;
 mod text;
+pub mod web;
 
 pub use anthropic::AnthropicAdaptor;
 pub use decode::{StepTotals, WireDecoder};

@@ -37,6 +37,7 @@ pub(crate) struct RawConfig {
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
     pub sandbox: RawSandbox,
     pub shell: RawShell,
+    pub web: RawWeb,
     pub permissions: RawPermissions,
     /// One line per ignored key, naming file, line and column.
     #[serde(skip)]
@@ -134,6 +135,15 @@ pub(crate) struct RawSandbox {
     #[serde(deserialize_with = "home_or_absolute_paths")]
     pub deny_read: Option<Vec<String>>,
     pub network: Option<bool>,
+}
+
+/// The `[web]` table (`web_fetch`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RawWeb {
+    pub allow_private: Option<bool>,
+    pub private_hosts: Option<Vec<String>>,
+    pub small_model: Option<String>,
 }
 
 /// The `[shell]` table.

@@ -16,7 +16,7 @@ use super::providers::{
 use super::raw::{self, RawConfig};
 use super::{
     ConfigError, Env, Flags, PermissionSettings, ProviderKind, ProviderProfile, Resolution,
-    SandboxSettings, Settings, ShellSettings, TuiSettings,
+    SandboxSettings, Settings, ShellSettings, TuiSettings, WebSettings,
 };
 use crate::permission::{Mode, RuleList, RuleSource};
 
@@ -192,6 +192,17 @@ pub fn resolve(
         },
         shell: ShellSettings {
             env_passthrough: raw.shell.env_passthrough.clone().unwrap_or_default(),
+        },
+        web: WebSettings {
+            allow_private: raw.web.allow_private.unwrap_or(false),
+            private_hosts: raw
+                .web
+                .private_hosts
+                .iter()
+                .flatten()
+                .map(|h| h.trim().to_ascii_lowercase())
+                .collect(),
+            small_model: raw.web.small_model.clone().filter(|m| !m.trim().is_empty()),
         },
         permissions: PermissionSettings { mode, rules },
         edit_format,

@@ -111,6 +111,19 @@ impl Default for SandboxSettings {
     }
 }
 
+/// What `web_fetch` may reach and who answers its `prompt` (`[web]`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WebSettings {
+    /// Whether private, loopback and link-local addresses may be fetched.
+    pub allow_private: bool,
+    /// Hosts (lower case) that may resolve to private addresses when
+    /// `allow_private` is off (an intranet wiki).
+    pub private_hosts: Vec<String>,
+    /// A small model of the same provider that answers a fetch's `prompt`;
+    /// `None`: the prompt is ignored and the page returned.
+    pub small_model: Option<String>,
+}
+
 /// How commands run (`[shell]`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ShellSettings {
@@ -164,6 +177,8 @@ pub struct Settings {
     pub sandbox: SandboxSettings,
     /// Command environment.
     pub shell: ShellSettings,
+    /// `web_fetch`.
+    pub web: WebSettings,
     /// The permission mode and rules.
     pub permissions: PermissionSettings,
     /// `[models.NAME] edit_format` of the model: `"patch"` or `"replace"`;

@@ -94,6 +94,18 @@ pub fn show(settings: &Settings) -> String {
         &format!("[{}]", names.join(", ")),
     );
 
+    out.push_str("\n[web]\n");
+    line(&mut out, "allow_private", &s.web.allow_private.to_string());
+    let hosts: Vec<String> = s.web.private_hosts.iter().map(|h| quote(h)).collect();
+    line(
+        &mut out,
+        "private_hosts",
+        &format!("[{}]", hosts.join(", ")),
+    );
+    if let Some(model) = &s.web.small_model {
+        line(&mut out, "small_model", &quote(model));
+    }
+
     for profile in &s.providers {
         provider_section(&mut out, profile);
     }

@@ -197,6 +197,7 @@ pub fn context_config(
         crate::mcp::PROMPT,
         [format!("{}*", crate::mcp::TOOL_PREFIX)],
     ));
+    prompts.push(super::web::prompt_section());
     let config = ContextConfig {
         prompts,
         project_instructions: instructions,
@@ -226,6 +227,7 @@ pub fn prompt_tokens(cwd: &Path, paths: &Paths, settings: &Settings) -> Result<P
         .and_then(|()| builtin::register_writing(&registry, edit_format(settings)))
         .and_then(|()| builtin::shell::register(&registry, &Shell::new(ShellConfig::default())));
     registered.map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
+    super::web::register(&registry, settings)?;
     let specs = registry.specs();
     let prompt = ContextBuilder::new(context).system_prompt(&specs);
     Ok(PromptTokens {
@@ -302,6 +304,7 @@ pub fn agent(
     builtin::register_all(agent.tool())
         .and_then(|()| builtin::register_conversation(agent.tool(), gate.asker.clone()))
         .map_err(|e| HostError::setup(format!("registering the built-in tools: {e}")))?;
+    super::web::register(agent.tool(), settings)?;
     if let Some(format) = writing {
         builtin::register_writing(agent.tool(), format)
             .map_err(|e| HostError::setup(format!("registering the writing tools: {e}")))?;

@@ -217,7 +217,8 @@ impl Permits {
         let asked_by_rule = rule.is_some();
         // Commands are allowed for the session by prefix, never wholesale.
         let is_shell = matches!(gate, GateRequest::Shell { .. });
-        if !is_shell && !asked_by_rule && self.session_tools_guard().contains(&approval.tool) {
+        let session_key = session_key(&gate, &approval);
+        if !is_shell && !asked_by_rule && self.session_tools_guard().contains(&session_key) {
             return Ok(());
         }
         let Some(approver) = self.inner.approver.clone() else {
@@ -238,7 +239,6 @@ impl Permits {
                 ),
             });
         };
-        let tool = approval.tool.clone();
         match approver.approve(approval).await {
             ApprovalDecision::Approve => Ok(()),
             ApprovalDecision::ApproveForSession => {
@@ -250,7 +250,7 @@ impl Permits {
                         }
                     }
                 } else {
-                    self.session_tools_guard().insert(tool);
+                    self.session_tools_guard().insert(session_key);
                 }
                 Ok(())
             }
@@ -317,6 +317,16 @@ pub fn session_rules(gate: &GateRequest) -> Vec<Rule> {
     rules
 }
 
+/// What "allow for the session" remembers for a request: the tool's name,
+/// or for a fetch the rule of its host (`web(docs.rs)`), so allowing one host
+/// never allows another.
+fn session_key(gate: &GateRequest, approval: &ApprovalRequest) -> String {
+    match gate {
+        GateRequest::Web { .. } => suggested_rule(gate),
+        _ => approval.tool.clone(),
+    }
+}
+
 /// Why a destructive command is denied when nobody can be asked, naming
 /// the rules that would allow it; `None` when it is not destructive.
 fn destructive_denial(gate: &GateRequest) -> Option<String> {
@@ -350,6 +360,7 @@ fn subject(gate: &GateRequest) -> String {
         GateRequest::Edit { paths } => format!("the change to {}", paths.join(", ")),
         GateRequest::Shell { command, .. } => format!("the command `{command}`"),
         GateRequest::Mcp { server, tool, .. } => format!("the tool {server}.{tool}"),
+        GateRequest::Web { host } => format!("fetching from {host}"),
     }
 }
 
@@ -363,6 +374,7 @@ fn suggested_rule(gate: &GateRequest) -> String {
             format!("shell({first} *)")
         }
         GateRequest::Mcp { server, tool, .. } => format!("mcp({server}.{tool})"),
+        GateRequest::Web { host } => format!("web({host})"),
     }
 }
 
@@ -482,6 +494,66 @@ mod tests {
         let (gate, req) = edit("a");
         let denied = permits.request(gate, req).await.unwrap_err();
         assert_eq!(denied.message, "denied by the user: use the other file");
+    }
+
+    fn fetch(host: &str) -> (GateRequest, ApprovalRequest) {
+        let gate = GateRequest::Web { host: host.into() };
+        let req = ApprovalRequest {
+            call_id: "c".into(),
+            tool: "web_fetch".into(),
+            title: format!("fetch from {host}"),
+            detail: ApprovalDetail::Web {
+                url: format!("https://{host}/"),
+                host: host.into(),
+            },
+        };
+        (gate, req)
+    }
+
+    #[tokio::test]
+    async fn fetches_ask_per_host_and_web_rules_decide() {
+        let always = scripted(ApprovalDecision::ApproveForSession);
+        let permits = Permits::new(
+            policy(Mode::Ask, &["web(docs.rs)"], &[], &["web(*.evil.test)"]),
+            Some(always.clone()),
+        );
+        let (gate, req) = fetch("docs.rs");
+        assert_eq!(permits.request(gate, req).await, Ok(()));
+        assert_eq!(always.asked.load(Ordering::SeqCst), 0, "an allow rule");
+        let (gate, req) = fetch("a.evil.test");
+        let denied = permits.request(gate, req).await.unwrap_err();
+        assert!(denied.message.contains("web(*.evil.test)"), "{denied:?}");
+
+        let (gate, req) = fetch("example.org");
+        assert_eq!(permits.request(gate.clone(), req.clone()).await, Ok(()));
+        assert_eq!(permits.request(gate, req).await, Ok(()));
+        assert_eq!(
+            always.asked.load(Ordering::SeqCst),
+            1,
+            "allowed for the session"
+        );
+        let (gate, req) = fetch("example.com");
+        assert_eq!(permits.request(gate, req).await, Ok(()));
+        assert_eq!(
+            always.asked.load(Ordering::SeqCst),
+            2,
+            "another host is asked again"
+        );
+        assert_eq!(
+            permits.session_tools(),
+            vec![
+                "web(example.com)".to_string(),
+                "web(example.org)".to_string()
+            ]
+        );
+
+        let nobody = Permits::new(policy(Mode::Auto, &[], &[], &[]), None);
+        let (gate, req) = fetch("example.org");
+        let denied = nobody.request(gate, req).await.unwrap_err();
+        assert!(denied.message.contains("web(example.org)"), "{denied:?}");
+        let full = Permits::new(policy(Mode::Full, &[], &[], &[]), None);
+        let (gate, req) = fetch("example.org");
+        assert_eq!(full.request(gate, req).await, Ok(()));
     }
 
     #[tokio::test]

@@ -55,6 +55,12 @@ pub enum GateRequest {
         /// Whether the server marks the tool read-only.
         read_only: bool,
     },
+    /// Fetch a URL (`web_fetch`): each host a call reaches, redirects
+    /// included, is asked about.
+    Web {
+        /// The URL's host, lower case (`docs.rs`, `127.0.0.1`, `[::1]`).
+        host: String,
+    },
 }
 
 /// The mode and the rules in force.
@@ -138,6 +144,14 @@ impl Policy {
                 if *read_only && self.mode != Mode::Ask {
                     return (Decision::Allow, None);
                 }
+                (self.fallback(Decision::Ask), None)
+            }
+            GateRequest::Web { host } => {
+                if let Some((d, r)) = self.by_rules(|r| r.covers_web(host)) {
+                    return (d, Some(r));
+                }
+                // What a page returns reaches the model, and a URL can carry
+                // data out: only `full` fetches unasked.
                 (self.fallback(Decision::Ask), None)
             }
         }

@@ -1,5 +1,5 @@
-//! Rules: `edit(glob)`, `shell(pattern)`, `mcp(server.tool)`, and where each
-//! came from.
+//! Rules: `edit(glob)`, `shell(pattern)`, `mcp(server.tool)`, `web(host)`,
+//! and where each came from.
 
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
@@ -44,6 +44,9 @@ pub enum RuleKind {
     Shell(String),
     /// MCP tools named `server.tool` matching this glob (`github.*`).
     Mcp(String),
+    /// `web_fetch` from hosts matching this glob (`docs.rs`, `*.github.com`),
+    /// compared in lower case.
+    Web(String),
 }
 
 impl fmt::Display for RuleKind {
@@ -52,6 +55,7 @@ impl fmt::Display for RuleKind {
             RuleKind::Edit(glob) => write!(f, "edit({glob})"),
             RuleKind::Shell(pattern) => write!(f, "shell({pattern})"),
             RuleKind::Mcp(glob) => write!(f, "mcp({glob})"),
+            RuleKind::Web(glob) => write!(f, "web({glob})"),
         }
     }
 }
@@ -101,7 +105,7 @@ impl fmt::Display for Rule {
 }
 
 impl Rule {
-    /// Parses `edit(glob)`, `shell(pattern)` or `mcp(glob)`.
+    /// Parses `edit(glob)`, `shell(pattern)`, `mcp(glob)` or `web(host glob)`.
     ///
     /// Fails on any other kind, an empty or negated (`!`) pattern, or a glob
     /// that does not compile.
@@ -113,7 +117,7 @@ impl Rule {
         let trimmed = text.trim();
         let (kind, rest) = trimmed
             .split_once('(')
-            .ok_or_else(|| error("expected edit(…), shell(…) or mcp(…)"))?;
+            .ok_or_else(|| error("expected edit(…), shell(…), mcp(…) or web(…)"))?;
         let inner = rest
             .strip_suffix(')')
             .ok_or_else(|| error("missing the closing `)`"))?
@@ -143,7 +147,14 @@ impl Rule {
                     .compile_matcher();
                 (RuleKind::Mcp(inner.to_string()), Matcher::Name(matcher))
             }
-            _ => return Err(error("expected edit(…), shell(…) or mcp(…)")),
+            "web" => {
+                let host = inner.to_ascii_lowercase();
+                let matcher = globset::Glob::new(&host)
+                    .map_err(|e| error(&e.to_string()))?
+                    .compile_matcher();
+                (RuleKind::Web(host), Matcher::Name(matcher))
+            }
+            _ => return Err(error("expected edit(…), shell(…), mcp(…) or web(…)")),
         };
         Ok(Rule {
             kind,
@@ -227,10 +238,24 @@ impl Rule {
 
     /// Whether this is an `mcp` rule covering `server.tool`.
     pub fn covers_mcp(&self, server: &str, tool: &str) -> bool {
+        if !matches!(self.kind, RuleKind::Mcp(_)) {
+            return false;
+        }
         let Matcher::Name(matcher) = &self.matcher else {
             return false;
         };
         matcher.is_match(format!("{server}.{tool}"))
+    }
+
+    /// Whether this is a `web` rule covering `host` (any case).
+    pub fn covers_web(&self, host: &str) -> bool {
+        if !matches!(self.kind, RuleKind::Web(_)) {
+            return false;
+        }
+        let Matcher::Name(matcher) = &self.matcher else {
+            return false;
+        };
+        matcher.is_match(host.to_ascii_lowercase())
     }
 }
 
@@ -361,9 +386,23 @@ mod tests {
     }
 
     #[test]
+    fn web_globs_match_hosts_in_any_case() {
+        let docs = rule("web(Docs.rs)");
+        assert_eq!(docs.to_string(), "web(docs.rs)");
+        assert!(docs.covers_web("docs.rs"));
+        assert!(docs.covers_web("DOCS.RS"));
+        assert!(!docs.covers_web("docs.rs.evil.com"));
+        let github = rule("web(*.github.com)");
+        assert!(github.covers_web("api.github.com"));
+        assert!(!github.covers_web("github.com.evil"));
+    }
+
+    #[test]
     fn kinds_do_not_cross() {
         assert!(!rule("edit(*)").covers_command("ls"));
         assert!(!rule("shell(*)").covers_path("a"));
+        assert!(!rule("mcp(*)").covers_web("a"));
+        assert!(!rule("web(*)").covers_mcp("a", "b"));
     }
 
     #[test]

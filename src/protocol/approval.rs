@@ -49,6 +49,13 @@ pub enum ApprovalDetail {
         /// The arguments as JSON text.
         args: String,
     },
+    /// A web fetch (`web_fetch`).
+    Web {
+        /// The URL, without any `user:pass@`.
+        url: String,
+        /// Its host, which "allow for the session" allows.
+        host: String,
+    },
 }
 
 /// Whether a command would run inside the sandbox.

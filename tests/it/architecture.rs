@@ -52,6 +52,7 @@ const CONFINED: &[(&str, &[&str])] = &[
     ("schemars", &["tool", "agent"]),
     ("rusqlite", &["session"]),
     ("reqwest", &["ai"]),
+    ("htmd", &["agent"]),
     ("ratatui", &["tui"]),
     ("crossterm", &["tui"]),
     ("ratatui_textarea", &["tui"]),

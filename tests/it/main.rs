@@ -79,3 +79,4 @@ mod tui_mcp_e2e;
 mod tui_question_e2e;
 mod tui_render;
 mod tui_shell_e2e;
+mod web_fetch;

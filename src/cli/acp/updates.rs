@@ -82,6 +82,7 @@ pub fn approval_subject(request: &ApprovalRequest) -> ToolCallUpdate {
             text
         }
         ApprovalDetail::Mcp { server, tool, args } => format!("{server}.{tool} {args}"),
+        ApprovalDetail::Web { url, host } => format!("GET {url}\n(host {host})"),
     };
     let fields = ToolCallUpdateFields::new()
         .title(request.title.clone())

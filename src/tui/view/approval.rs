@@ -47,7 +47,7 @@ pub struct ApprovalView {
 }
 
 /// The text the overlay lays out for a subject: a diff as it is, a command
-/// with where and how it runs, an MCP call with its arguments.
+/// with where and how it runs, an MCP call with its arguments, a fetch's URL.
 fn subject_text(detail: &ApprovalDetail) -> String {
     match detail {
         ApprovalDetail::Diff { unified } => unified.clone(),
@@ -64,6 +64,9 @@ fn subject_text(detail: &ApprovalDetail) -> String {
             text
         }
         ApprovalDetail::Mcp { server, tool, args } => format!("{server}.{tool} {args}\n"),
+        ApprovalDetail::Web { url, host } => {
+            format!("GET {url}\n(`a` allows {host} for the session)\n")
+        }
     }
 }
 

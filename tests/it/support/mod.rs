@@ -35,6 +35,7 @@ pub mod shell_harness;
 pub mod streams;
 pub mod vendor_streams;
 pub mod vendors;
+pub mod web_server;
 
 pub use mock_model::{MockModel, RecordedRequest, Reply};
 pub use streams::{AnthropicStream, OpenAiStream};
