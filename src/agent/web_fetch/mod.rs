@@ -292,30 +292,29 @@ fn size(n: usize) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn credentials_are_scrubbed_from_the_call_before_it_is_recorded() {
+    fn scrubbed(name: &str, url: &str) -> serde_json::Value {
         let mut call = ToolCall {
             id: "c".into(),
-            name: NAME.into(),
-            args: serde_json::json!({"url": "https://admin:hunter2@example.org/a@b?x=1"}),
+            name: name.into(),
+            args: serde_json::json!({ "url": url }),
         };
         scrub_call(&mut call);
-        assert_eq!(call.args["url"], "https://***@example.org/a@b?x=1");
-        let mut plain = ToolCall {
-            id: "c".into(),
-            name: NAME.into(),
-            args: serde_json::json!({"url": "https://example.org/a@b"}),
-        };
-        scrub_call(&mut plain);
-        assert_eq!(plain.args["url"], "https://example.org/a@b");
-        let mut other = ToolCall {
-            id: "c".into(),
-            name: "shell".into(),
-            args: serde_json::json!({"url": "https://u:p@example.org/"}),
-        };
-        scrub_call(&mut other);
+        call.args["url"].clone()
+    }
+
+    #[test]
+    fn credentials_are_scrubbed_from_the_call_before_it_is_recorded() {
         assert_eq!(
-            other.args["url"], "https://u:p@example.org/",
+            scrubbed(NAME, "https://admin:hunter2@example.org/a@b?x=1"),
+            "https://***@example.org/a@b?x=1"
+        );
+        assert_eq!(
+            scrubbed(NAME, "https://example.org/a@b"),
+            "https://example.org/a@b"
+        );
+        assert_eq!(
+            scrubbed("shell", "https://u:p@example.org/"),
+            "https://u:p@example.org/",
             "other tools untouched"
         );
     }
