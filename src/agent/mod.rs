@@ -9,6 +9,7 @@
 //! except through `agent_stop`.
 
 mod call_ids;
+pub mod hooks;
 mod hub;
 pub mod image;
 mod lifecycle;
@@ -225,6 +226,8 @@ struct Shared {
     permits: Mutex<(Permits, Arc<DeniedReads>)>,
     /// What the agent last saw of each file (the writing tools' stale guard).
     seen: SeenFiles,
+    /// The hooks tool calls go through; replaced by [`Agent::set_hooks`].
+    hooks: Mutex<Arc<hooks::Hooks>>,
     /// The session and working directory the user's own commands record
     /// their change sets in (see [`Agent::command_journal`]).
     journal_base: Option<(AgentSession, Root)>,
@@ -328,6 +331,7 @@ impl Agent {
             context_strategy: config.context.strategy,
             permits: Mutex::new((Permits::default(), Arc::default())),
             seen: SeenFiles::default(),
+            hooks: Mutex::default(),
             journal_base: config.session.clone().zip(root.clone().ok()),
         });
         let tools = ToolRegistry::new();
@@ -496,6 +500,16 @@ impl Agent {
             .permits
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = (permits, denied);
+    }
+
+    /// Replaces the hooks tool calls go through; calls that start
+    /// afterwards use the new ones.
+    pub fn set_hooks(&self, hooks: hooks::Hooks) {
+        *self
+            .shared
+            .hooks
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(hooks);
     }
 
     /// The permits gated tool calls run with (for `/permissions`).

@@ -11,7 +11,7 @@ use super::undo::SessionJournal;
 use super::worker::Worker;
 use crate::protocol::{AgentEvent, Meta, ToolCall, ToolOutcome};
 use crate::tool::journal::Journal;
-use crate::tool::{ProgressSink, ToolContext, ToolProgress};
+use crate::tool::{ProgressSink, ToolContext, ToolOutput, ToolProgress};
 
 /// The result every unfinished call gets when the user interrupts.
 pub(super) const INTERRUPTED: &str = "interrupted by user: this tool call did not finish";
@@ -44,6 +44,13 @@ impl Worker {
                 turn: meta.turn,
             }))
         });
+        let hooks = self
+            .shared
+            .hooks
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        let session_id: Arc<str> = self.session.as_ref().map_or("", |s| s.id()).into();
         let shared = self.shared.clone();
         let progress: ProgressSink = Arc::new(move |call_id: &str, text: String| {
             shared.hub.notice(Notice::ToolOutput {
@@ -55,11 +62,24 @@ impl Worker {
             .iter()
             .map(|call| {
                 let (tools, mut ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
+                let (hooks, session_id) = (hooks.clone(), session_id.clone());
                 ctx.call_id = call.id.clone();
                 ctx.progress = Some(ToolProgress::new(&call.id, progress.clone()));
                 async move {
                     let started = std::time::Instant::now();
-                    let output = tools.execute(&call.name, call.args.clone(), ctx).await;
+                    let blocked = match hooks.is_empty() {
+                        true => None,
+                        false => {
+                            let cwd = ctx.cwd.clone();
+                            hooks.pre_tool_use(&call, &session_id, &cwd, &ctx.cancel).await
+                        }
+                    };
+                    let output = match blocked {
+                        Some(reason) => ToolOutput::error(format!(
+                            "[what]: a PreToolUse hook blocked this call; it did not run\n[reason]: {reason}"
+                        )),
+                        None => tools.execute(&call.name, call.args.clone(), ctx).await,
+                    };
                     tracing::debug!(tool = %call.name, id = %call.id, is_error = output.is_error, elapsed = ?started.elapsed(), "tool finished");
                     ToolOutcome {
                         id: call.id,

@@ -38,6 +38,7 @@ pub(crate) struct RawConfig {
     pub sandbox: RawSandbox,
     pub shell: RawShell,
     pub web: RawWeb,
+    pub hooks: RawHooks,
     pub permissions: RawPermissions,
     /// One line per ignored key, naming file, line and column.
     #[serde(skip)]
@@ -135,6 +136,25 @@ pub(crate) struct RawSandbox {
     #[serde(deserialize_with = "home_or_absolute_paths")]
     pub deny_read: Option<Vec<String>>,
     pub network: Option<bool>,
+}
+
+/// The `[hooks]` table: `[[hooks.PreToolUse]]` entries (Claude Code's
+/// event names).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RawHooks {
+    #[serde(rename = "PreToolUse")]
+    pub pre_tool_use: Vec<RawHook>,
+}
+
+/// One `[[hooks.EVENT]]` entry.
+#[derive(Debug, Deserialize)]
+pub(crate) struct RawHook {
+    #[serde(default)]
+    pub matcher: Option<String>,
+    pub command: String,
+    #[serde(default, deserialize_with = "positive")]
+    pub timeout_sec: Option<u64>,
 }
 
 /// The `[web]` table (`web_fetch`).

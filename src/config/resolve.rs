@@ -15,10 +15,14 @@ use super::providers::{
 };
 use super::raw::{self, RawConfig};
 use super::{
-    ConfigError, Env, Flags, PermissionSettings, ProviderKind, ProviderProfile, Resolution,
-    SandboxSettings, Settings, ShellSettings, TuiSettings, WebSettings,
+    ConfigError, Env, Flags, HookSetting, HookSettings, PermissionSettings, ProviderKind,
+    ProviderProfile, Resolution, SandboxSettings, Settings, ShellSettings, TuiSettings,
+    WebSettings,
 };
 use crate::permission::{Mode, RuleList, RuleSource};
+
+/// Seconds a hook may run when its entry names none (Claude Code's default).
+const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 60;
 
 /// Environment variable naming the active profile.
 pub const PROVIDER_ENV: &str = "LIGHT_AGENT_PROVIDER";
@@ -192,6 +196,18 @@ pub fn resolve(
         },
         shell: ShellSettings {
             env_passthrough: raw.shell.env_passthrough.clone().unwrap_or_default(),
+        },
+        hooks: HookSettings {
+            pre_tool_use: raw
+                .hooks
+                .pre_tool_use
+                .iter()
+                .map(|h| HookSetting {
+                    matcher: h.matcher.clone().unwrap_or_default(),
+                    command: h.command.clone(),
+                    timeout_sec: h.timeout_sec.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS),
+                })
+                .collect(),
         },
         web: WebSettings {
             allow_private: raw.web.allow_private.unwrap_or(false),

@@ -111,6 +111,24 @@ impl Default for SandboxSettings {
     }
 }
 
+/// The configured hooks (`[hooks]`), in file order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HookSettings {
+    /// `[[hooks.PreToolUse]]`: run before each matching tool call.
+    pub pre_tool_use: Vec<HookSetting>,
+}
+
+/// One hook entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookSetting {
+    /// Tool names separated by `|`; empty or `*`: every tool.
+    pub matcher: String,
+    /// Run with `sh -c` in the working directory, the event on stdin.
+    pub command: String,
+    /// Seconds before it is killed (default 60).
+    pub timeout_sec: u64,
+}
+
 /// What `web_fetch` may reach and who answers its `prompt` (`[web]`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WebSettings {
@@ -179,6 +197,8 @@ pub struct Settings {
     pub shell: ShellSettings,
     /// `web_fetch`.
     pub web: WebSettings,
+    /// Commands run around tool calls (`[[hooks.PreToolUse]]`).
+    pub hooks: HookSettings,
     /// The permission mode and rules.
     pub permissions: PermissionSettings,
     /// `[models.NAME] edit_format` of the model: `"patch"` or `"replace"`;

@@ -226,6 +226,7 @@ impl Actor {
             full,
         );
         build::register_shell(agent, &shell)?;
+        agent.set_hooks(super::hooks::hooks(&self.config.settings, &shell));
         if let state @ (SandboxState::Unavailable { .. } | SandboxState::Partial { .. }) =
             shell.sandbox_state()
         {

@@ -26,6 +26,7 @@ mod approver;
 pub mod build;
 mod error;
 mod forward;
+pub mod hooks;
 mod parts;
 pub mod project_mcp;
 mod project_mcp_ops;

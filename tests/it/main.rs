@@ -40,6 +40,7 @@ mod exec_providers;
 mod exec_stream_json;
 mod fs_hostile_project;
 mod fs_swap_races;
+mod hooks;
 mod host;
 mod hostile_output;
 mod mcp;
