@@ -7,11 +7,12 @@ use futures::stream::FuturesUnordered;
 use tokio_util::sync::CancellationToken;
 
 use super::Notice;
+use super::hooks::{CallSite, Hooks};
 use super::undo::SessionJournal;
 use super::worker::Worker;
 use crate::protocol::{AgentEvent, Meta, ToolCall, ToolOutcome};
 use crate::tool::journal::Journal;
-use crate::tool::{ProgressSink, ToolContext, ToolOutput, ToolProgress};
+use crate::tool::{ProgressSink, ToolContext, ToolOutput, ToolProgress, ToolRegistry};
 
 /// The result every unfinished call gets when the user interrupts.
 pub(super) const INTERRUPTED: &str = "interrupted by user: this tool call did not finish";
@@ -67,18 +68,10 @@ impl Worker {
                 ctx.progress = Some(ToolProgress::new(&call.id, progress.clone()));
                 async move {
                     let started = std::time::Instant::now();
-                    let blocked = match hooks.is_empty() {
-                        true => None,
-                        false => {
-                            let cwd = ctx.cwd.clone();
-                            hooks.pre_tool_use(&call, &session_id, &cwd, &ctx.cancel).await
-                        }
-                    };
-                    let output = match blocked {
-                        Some(reason) => ToolOutput::error(format!(
-                            "[what]: a PreToolUse hook blocked this call; it did not run\n[reason]: {reason}"
-                        )),
-                        None => tools.execute(&call.name, call.args.clone(), ctx).await,
+                    let output = if hooks.is_empty() {
+                        tools.execute(&call.name, call.args.clone(), ctx).await
+                    } else {
+                        hooked(&hooks, &tools, &call, &session_id, ctx).await
                     };
                     tracing::debug!(tool = %call.name, id = %call.id, is_error = output.is_error, elapsed = ?started.elapsed(), "tool finished");
                     ToolOutcome {
@@ -139,4 +132,34 @@ impl Worker {
         }
         Ok(())
     }
+}
+
+/// Runs `call` between its `PreToolUse` and `PostToolUse` hooks: a pre hook
+/// that blocks keeps it from running (its reason is the result); what a post
+/// hook blocks with is added to the result for the model.
+async fn hooked(
+    hooks: &Hooks,
+    tools: &ToolRegistry,
+    call: &ToolCall,
+    session_id: &str,
+    ctx: ToolContext,
+) -> ToolOutput {
+    let (cwd, cancel) = (ctx.cwd.clone(), ctx.cancel.clone());
+    let site = CallSite {
+        session_id,
+        cwd: &cwd,
+        cancel: &cancel,
+    };
+    if let Some(reason) = hooks.pre_tool_use(call, &site).await {
+        return ToolOutput::error(format!(
+            "[what]: a PreToolUse hook blocked this call; it did not run\n[reason]: {reason}"
+        ));
+    }
+    let mut output = tools.execute(&call.name, call.args.clone(), ctx).await;
+    if let Some(reason) = hooks.post_tool_use(call, &output, &site).await {
+        output
+            .content
+            .push_str(&format!("\n[PostToolUse hook]: {reason}"));
+    }
+    output
 }

@@ -138,13 +138,15 @@ pub(crate) struct RawSandbox {
     pub network: Option<bool>,
 }
 
-/// The `[hooks]` table: `[[hooks.PreToolUse]]` entries (Claude Code's
-/// event names).
+/// The `[hooks]` table: `[[hooks.PreToolUse]]` and `[[hooks.PostToolUse]]`
+/// entries (Claude Code's event names).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct RawHooks {
     #[serde(rename = "PreToolUse")]
     pub pre_tool_use: Vec<RawHook>,
+    #[serde(rename = "PostToolUse")]
+    pub post_tool_use: Vec<RawHook>,
 }
 
 /// One `[[hooks.EVENT]]` entry.

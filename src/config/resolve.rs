@@ -24,6 +24,17 @@ use crate::permission::{Mode, RuleList, RuleSource};
 /// Seconds a hook may run when its entry names none (Claude Code's default).
 const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 60;
 
+/// `[[hooks.EVENT]]` entries as settings: no matcher matches every tool.
+fn hook_settings(raw: &[raw::RawHook]) -> Vec<HookSetting> {
+    raw.iter()
+        .map(|h| HookSetting {
+            matcher: h.matcher.clone().unwrap_or_default(),
+            command: h.command.clone(),
+            timeout_sec: h.timeout_sec.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS),
+        })
+        .collect()
+}
+
 /// Environment variable naming the active profile.
 pub const PROVIDER_ENV: &str = "LIGHT_AGENT_PROVIDER";
 /// Environment variable naming the model.
@@ -198,16 +209,8 @@ pub fn resolve(
             env_passthrough: raw.shell.env_passthrough.clone().unwrap_or_default(),
         },
         hooks: HookSettings {
-            pre_tool_use: raw
-                .hooks
-                .pre_tool_use
-                .iter()
-                .map(|h| HookSetting {
-                    matcher: h.matcher.clone().unwrap_or_default(),
-                    command: h.command.clone(),
-                    timeout_sec: h.timeout_sec.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS),
-                })
-                .collect(),
+            pre_tool_use: hook_settings(&raw.hooks.pre_tool_use),
+            post_tool_use: hook_settings(&raw.hooks.post_tool_use),
         },
         web: WebSettings {
             allow_private: raw.web.allow_private.unwrap_or(false),

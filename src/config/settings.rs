@@ -116,6 +116,8 @@ impl Default for SandboxSettings {
 pub struct HookSettings {
     /// `[[hooks.PreToolUse]]`: run before each matching tool call.
     pub pre_tool_use: Vec<HookSetting>,
+    /// `[[hooks.PostToolUse]]`: run after each matching tool call.
+    pub post_tool_use: Vec<HookSetting>,
 }
 
 /// One hook entry.
@@ -197,7 +199,7 @@ pub struct Settings {
     pub shell: ShellSettings,
     /// `web_fetch`.
     pub web: WebSettings,
-    /// Commands run around tool calls (`[[hooks.PreToolUse]]`).
+    /// Commands run around tool calls (`[[hooks.PreToolUse]]`, `PostToolUse`).
     pub hooks: HookSettings,
     /// The permission mode and rules.
     pub permissions: PermissionSettings,

@@ -1,10 +1,10 @@
 //! The agent's hooks as the settings configure them: `[[hooks.PreToolUse]]`
-//! entries, run with the shell's environment rules (no secrets).
+//! and `[[hooks.PostToolUse]]` entries, run with the shell's environment rules (no secrets).
 
 use std::time::Duration;
 
 use crate::agent::hooks::{Hook, Hooks};
-use crate::config::Settings;
+use crate::config::{HookSetting, Settings};
 use crate::tool::builtin::shell::Shell;
 
 /// The hooks of `settings`; their environment is the commands' own
@@ -18,16 +18,19 @@ pub fn hooks(settings: &Settings, shell: &Shell) -> Hooks {
         .cloned()
         .collect();
     Hooks {
-        pre_tool_use: settings
-            .hooks
-            .pre_tool_use
-            .iter()
-            .map(|h| Hook {
-                matcher: h.matcher.clone(),
-                command: h.command.clone(),
-                timeout: Duration::from_secs(h.timeout_sec),
-            })
-            .collect(),
+        pre_tool_use: agent_hooks(&settings.hooks.pre_tool_use),
+        post_tool_use: agent_hooks(&settings.hooks.post_tool_use),
         env,
     }
+}
+
+fn agent_hooks(settings: &[HookSetting]) -> Vec<Hook> {
+    settings
+        .iter()
+        .map(|h| Hook {
+            matcher: h.matcher.clone(),
+            command: h.command.clone(),
+            timeout: Duration::from_secs(h.timeout_sec),
+        })
+        .collect()
 }

@@ -108,3 +108,49 @@ command = "exit 2"
     };
     until("the hook's sleep to be gone", gone).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_post_tool_use_hook_sees_the_edits_path_and_its_answer_reaches_the_model() {
+    let f = Workspace::new("fn main() {\n    println!(\"old\");\n}\n");
+    config(
+        &f,
+        r#"
+[[hooks.PostToolUse]]
+matcher = "Edit|Write"
+command = "cat > \"$PWD/post.json\"; echo 'now run cargo fmt' >&2; exit 2"
+"#,
+    );
+    let args = json!({
+        "_intent": "change the greeting",
+        "path": "src/main.rs",
+        "edits": [{"old_string": "println!(\"old\");", "new_string": "println!(\"new\");"}],
+    })
+    .to_string();
+    let mock = MockModel::start([
+        OpenAiStream::new()
+            .tool_call("call_1", "edit", &[&args])
+            .into_reply(),
+        Reply::openai_text("done"),
+    ])
+    .await;
+    let out = run(command(
+        &f,
+        &mock.openai_base_url(),
+        &["--permissions", "auto", "edit it"],
+    ))
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let source = std::fs::read_to_string(f.repo.join("src/main.rs")).unwrap();
+    assert!(source.contains("\"new\""), "the edit ran first: {source}");
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("post.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "PostToolUse");
+    assert_eq!(event["tool_name"], "edit");
+    assert_eq!(event["tool_input"]["path"], "src/main.rs");
+    assert_eq!(event["tool_response"]["is_error"], false, "{event}");
+    let next = mock.requests()[1].body["messages"].to_string();
+    assert!(
+        next.contains("[PostToolUse hook]: now run cargo fmt"),
+        "{next}"
+    );
+}

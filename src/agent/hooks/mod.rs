@@ -16,6 +16,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{INTENT_FIELD, ToolCall};
+use crate::tool::ToolOutput;
 
 pub use run::{HookRun, Verdict, run_hook};
 
@@ -68,50 +69,101 @@ fn claude_code_names(name: &str) -> &'static [&'static str] {
 pub struct Hooks {
     /// `PreToolUse` hooks, in configuration order.
     pub pre_tool_use: Vec<Hook>,
+    /// `PostToolUse` hooks, in configuration order.
+    pub post_tool_use: Vec<Hook>,
     /// Their whole environment (the user's without secrets).
     pub env: Vec<(OsString, OsString)>,
+}
+
+/// Where a call's hooks run and what identifies it.
+pub struct CallSite<'a> {
+    /// The session's id (empty without a session).
+    pub session_id: &'a str,
+    /// The working directory the hooks run in.
+    pub cwd: &'a Path,
+    /// The turn's token: firing it kills running hooks.
+    pub cancel: &'a CancellationToken,
 }
 
 impl Hooks {
     /// Whether there is nothing to run.
     pub fn is_empty(&self) -> bool {
-        self.pre_tool_use.is_empty()
+        self.pre_tool_use.is_empty() && self.post_tool_use.is_empty()
     }
 
     /// Runs the `PreToolUse` hooks matching `call`, in order; the first
     /// that blocks ends the run and its reason is returned.
-    pub async fn pre_tool_use(
+    pub async fn pre_tool_use(&self, call: &ToolCall, site: &CallSite<'_>) -> Option<String> {
+        let event = tool_event("PreToolUse", call, site, None);
+        self.run_matching(&self.pre_tool_use, "PreToolUse", call, &event, site)
+            .await
+    }
+
+    /// Runs the `PostToolUse` hooks matching `call` after it ran with
+    /// `output` (`tool_response`: its text and whether it failed); what a
+    /// hook blocks with is returned for the model (the call already ran).
+    pub async fn post_tool_use(
         &self,
         call: &ToolCall,
-        session_id: &str,
-        cwd: &Path,
-        cancel: &CancellationToken,
+        output: &ToolOutput,
+        site: &CallSite<'_>,
     ) -> Option<String> {
-        let mut input = call.args.clone();
-        if let Some(map) = input.as_object_mut() {
-            map.remove(INTENT_FIELD);
-        }
-        let event = serde_json::json!({
-            "session_id": session_id,
-            "transcript_path": "",
-            "cwd": cwd,
-            "hook_event_name": "PreToolUse",
-            "tool_name": call.name,
-            "tool_input": input,
-            "tool_use_id": call.id,
+        let response = serde_json::json!({
+            "content": output.content,
+            "is_error": output.is_error,
         });
-        for hook in self.pre_tool_use.iter().filter(|h| h.matches(&call.name)) {
-            let run = run_hook(hook, &event, cwd, &self.env, cancel).await;
+        let event = tool_event("PostToolUse", call, site, Some(response));
+        self.run_matching(&self.post_tool_use, "PostToolUse", call, &event, site)
+            .await
+    }
+
+    async fn run_matching(
+        &self,
+        hooks: &[Hook],
+        name: &str,
+        call: &ToolCall,
+        event: &serde_json::Value,
+        site: &CallSite<'_>,
+    ) -> Option<String> {
+        for hook in hooks.iter().filter(|h| h.matches(&call.name)) {
+            let run = run_hook(hook, event, site.cwd, &self.env, site.cancel).await;
             match run.verdict() {
                 Verdict::Block(reason) => return Some(reason),
                 Verdict::Warn(warning) => {
-                    tracing::warn!(command = %hook.command, %warning, "PreToolUse hook");
+                    tracing::warn!(command = %hook.command, %warning, event = name, "hook");
                 }
                 Verdict::Go => {}
             }
         }
         None
     }
+}
+
+/// A tool event in Claude Code's field names; `tool_input` without
+/// `_intent`.
+fn tool_event(
+    name: &str,
+    call: &ToolCall,
+    site: &CallSite<'_>,
+    response: Option<serde_json::Value>,
+) -> serde_json::Value {
+    let mut input = call.args.clone();
+    if let Some(map) = input.as_object_mut() {
+        map.remove(INTENT_FIELD);
+    }
+    let mut event = serde_json::json!({
+        "session_id": site.session_id,
+        "transcript_path": "",
+        "cwd": site.cwd,
+        "hook_event_name": name,
+        "tool_name": call.name,
+        "tool_input": input,
+        "tool_use_id": call.id,
+    });
+    if let Some(response) = response {
+        event["tool_response"] = response;
+    }
+    event
 }
 
 #[cfg(test)]
