@@ -94,6 +94,18 @@ pub fn show(settings: &Settings) -> String {
         &format!("[{}]", names.join(", ")),
     );
 
+    for (event, hooks) in [
+        ("PreToolUse", &s.hooks.pre_tool_use),
+        ("PostToolUse", &s.hooks.post_tool_use),
+    ] {
+        for hook in hooks {
+            let _ = write!(out, "\n[[hooks.{event}]]\n");
+            line(&mut out, "matcher", &quote(&hook.matcher));
+            line(&mut out, "command", &quote(&hook.command));
+            line(&mut out, "timeout_sec", &hook.timeout_sec.to_string());
+        }
+    }
+
     out.push_str("\n[web]\n");
     line(&mut out, "allow_private", &s.web.allow_private.to_string());
     let hosts: Vec<String> = s.web.private_hosts.iter().map(|h| quote(h)).collect();

@@ -40,7 +40,7 @@ fn tool_names(body: &serde_json::Value) -> Vec<String> {
 }
 
 /// A model that edits src/main.rs, then says done.
-fn edit_then_done() -> [Reply; 2] {
+pub(crate) fn edit_then_done() -> [Reply; 2] {
     let args = json!({
         "_intent": "change the greeting",
         "path": "src/main.rs",

@@ -11,7 +11,7 @@ use support::bounded::until;
 use support::child_env::{Workspace, run};
 use support::{MockModel, OpenAiStream, Reply};
 
-use crate::exec_permissions::{command, config, text};
+use crate::exec_permissions::{command, config, edit_then_done, text};
 
 /// A model that runs `cmd` in the shell, then says done.
 fn shell_then_done(cmd: &str) -> [Reply; 2] {
@@ -120,19 +120,7 @@ matcher = "Edit|Write"
 command = "cat > \"$PWD/post.json\"; echo 'now run cargo fmt' >&2; exit 2"
 "#,
     );
-    let args = json!({
-        "_intent": "change the greeting",
-        "path": "src/main.rs",
-        "edits": [{"old_string": "println!(\"old\");", "new_string": "println!(\"new\");"}],
-    })
-    .to_string();
-    let mock = MockModel::start([
-        OpenAiStream::new()
-            .tool_call("call_1", "edit", &[&args])
-            .into_reply(),
-        Reply::openai_text("done"),
-    ])
-    .await;
+    let mock = MockModel::start(edit_then_done()).await;
     let out = run(command(
         &f,
         &mock.openai_base_url(),
