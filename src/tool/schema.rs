@@ -73,7 +73,8 @@ fn slim(value: &mut Value) {
             }
             if map
                 .get("minimum")
-                .is_some_and(|m| *m == Value::from(0) || *m == Value::from(1))
+                .and_then(Value::as_u64)
+                .is_some_and(|m| m <= 1)
             {
                 map.remove("minimum");
             }
