@@ -1,0 +1,27 @@
+"""Small text helpers."""
+
+
+def title_case(text):
+    """Capitalises the first letter of every word."""
+    return " ".join(word[:1].upper() + word[1:] for word in text.split())
+
+
+def truncate(text, width):
+    """Cuts text to at most width characters, ending with "..." when cut."""
+    if len(text) <= width:
+        return text
+    return text[: max(width - 3, 0)] + "..."
+
+
+def slugify(text):
+    """Lower case, runs of non-alphanumerics as one "-", none at either end."""
+    out = []
+    dash = False
+    for ch in text.lower():
+        if ch.isalnum():
+            out.append(ch)
+            dash = False
+        elif not dash:
+            out.append("-")
+            dash = True
+    return "".join(out).strip("-")
