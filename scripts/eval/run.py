@@ -206,14 +206,19 @@ def run_one(args, name, rep, run_id, binary_sha, log_root):
     work = Path(tempfile.mkdtemp(prefix=f"la-eval-{name}-"))
     try:
         tree = make_tree(d, work)
+        # The agent's home (its session database, which its sandbox denies reading) and the
+        # TMPDIR its commands write must not nest: a denied path under the temp dir leaves
+        # only the temp dir's existing entries writable (no linker temp files for cargo).
         home = work / "home"
         home.mkdir()
+        tmp = work / "tmp"
+        tmp.mkdir()
         cmd = [str(args.binary), "exec", "--json", "--permissions", "auto",
                "--base-url", args.base_url, "--model", args.model, "--cwd", str(tree)]
         if args.context_window:
             cmd += ["--context-window", str(args.context_window)]
         cmd += args.agent_arg + [prompt]
-        env = clean_env({"LIGHT_AGENT_HOME": str(home)})
+        env = clean_env({"LIGHT_AGENT_HOME": str(home), "TMPDIR": str(tmp)})
         started = time.time()
         timed_out = False
         with open(log_dir / "events.jsonl", "wb") as out, open(log_dir / "stderr.txt", "wb") as err:
