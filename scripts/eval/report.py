@@ -78,8 +78,16 @@ def render(records, labels):
     for label in labels:
         t = totals[label]
         per_solved = fmt_int(t["all_tokens"] / t["solved"]) if t["solved"] else "– (nothing solved)"
+        runs = [r for r in records if r["label"] == label]
+        tools = {}
+        for r in runs:
+            for name, n in (r.get("tools") or {}).items():
+                tools[name] = tools.get(name, 0) + n
+        called = ", ".join(f"{name} {n}" for name, n in sorted(tools.items(), key=lambda kv: -kv[1])) or "none"
+        retries = sum(r.get("retries", 0) for r in runs)
         lines.append(f"- {label}: {t['solved']} of {t['runs']} runs solved; prompt tokens per solved task "
-                     f"{per_solved}; {t['timeouts']} run(s) stopped by the timeout.")
+                     f"{per_solved}; {t['timeouts']} run(s) stopped by the timeout; {retries} retried "
+                     f"request(s); tool calls: {called}.")
     return "\n".join(lines) + "\n"
 
 

@@ -19,7 +19,9 @@ timeout. From the JSON event lines on stdout it takes:
   prompt_tokens  the sum of `agent_trace.usage.input`: the prompt tokens the server reported
                  for each request (llama.cpp counts the whole prompt, cached part included;
                  `cached_tokens` sums `usage.cached` where the server reports it),
-  answer         the text of the last `output` event (saved for the check).
+  answer         the text of the last `output` event (saved for the check),
+  retries        the "retrying" notices on stderr (a failed request has no agent_trace, so
+                 its prompt tokens are not in prompt_tokens).
 Then it runs the check, and appends one JSON line per run to RESULTS/results.jsonl; the
 events, stderr, answer, diff and check output of each run go to RESULTS/logs/.
 
@@ -236,6 +238,8 @@ def run_one(args, name, rep, run_id, binary_sha, log_root):
                     code = proc.wait()
         wall = time.time() - started
         events = parse_events((log_dir / "events.jsonl").read_text(errors="replace"))
+        # A request that failed and was retried leaves no agent_trace: count the notices.
+        events["retries"] = (log_dir / "stderr.txt").read_text(errors="replace").count("retrying")
         answer_file = log_dir / "answer.txt"
         answer_file.write_text(events.pop("answer"))
         git(tree, "add", "-A")
