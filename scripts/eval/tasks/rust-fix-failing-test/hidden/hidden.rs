@@ -2,7 +2,15 @@ use calendar::{days_in_month, is_leap_year};
 
 #[test]
 fn hidden_leap_years() {
-    for (year, leap) in [(1600, true), (1700, false), (1996, true), (2000, true), (2001, false), (2100, false), (2400, true)] {
+    for (year, leap) in [
+        (1600, true),
+        (1700, false),
+        (1996, true),
+        (2000, true),
+        (2001, false),
+        (2100, false),
+        (2400, true),
+    ] {
         assert_eq!(is_leap_year(year), leap, "{year}");
     }
 }
