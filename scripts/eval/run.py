@@ -4,8 +4,9 @@
 Each task is a folder under scripts/eval/tasks/: `prompt.txt`, the starting tree `tree/`,
 and `check.sh` (run with bash in the tree after the agent; exit 0 = solved). A question
 task's check reads the agent's final answer from `$ANSWER_FILE`. Each task also keeps a
-reference solution (`solution/`, files copied over the tree, and/or `reference_answer.txt`)
-and, for questions, `wrong_answers.txt` (one plausible wrong answer a line) for --selftest.
+reference solution (`solution.patch`, applied to the tree with `git apply`, and/or
+`reference_answer.txt`) and, for questions, `wrong_answers.txt` (one plausible wrong answer a
+line) for --selftest.
 
 For every task and repetition the runner copies the tree to a temp dir, makes it a git repo
 with one commit, and runs
@@ -108,14 +109,6 @@ def run_check(task_dir, tree, answer_file):
     return p.returncode == 0, p.stdout.decode(errors="replace")
 
 
-def overlay(src, dst):
-    for path in sorted(src.rglob("*")):
-        target = dst / path.relative_to(src)
-        if path.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(path, target)  # a fresh mtime: cargo must see the change
 
 
 # ---------------------------------------------------------------- selftest
@@ -128,8 +121,8 @@ def selftest(names):
         tmp = Path(tmp)
         for name in names:
             d = load_task(name)
-            if not (d / "solution").is_dir() and not (d / "reference_answer.txt").is_file():
-                print(f"FAIL {name}: no reference solution (solution/ or reference_answer.txt)")
+            if not (d / "solution.patch").is_file() and not (d / "reference_answer.txt").is_file():
+                print(f"FAIL {name}: no reference solution (solution.patch or reference_answer.txt)")
                 failures += 1
                 continue
             cases = [("starting tree", None, "", False)]
@@ -138,13 +131,13 @@ def selftest(names):
                     if line.strip():
                         cases.append((f"wrong answer {line!r}", None, line + "\n", False))
             ref_answer = (d / "reference_answer.txt").read_text() if (d / "reference_answer.txt").is_file() else ""
-            cases.append(("reference solution", d / "solution", ref_answer, True))
+            cases.append(("reference solution", d / "solution.patch", ref_answer, True))
             for i, (what, solution, answer, expect) in enumerate(cases):
                 work = tmp / f"{name}-{i}"
                 work.mkdir()
                 tree = make_tree(d, work)
-                if solution is not None and solution.is_dir():
-                    overlay(solution, tree)
+                if solution is not None and solution.is_file():
+                    git(tree, "apply", "--whitespace=nowarn", str(solution))
                 answer_file = work / "answer.txt"
                 answer_file.write_text(answer)
                 solved, out = run_check(d, tree, answer_file)
