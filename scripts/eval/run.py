@@ -100,15 +100,15 @@ def make_tree(task_dir, parent):
 def run_check(task_dir, tree, answer_file):
     """Runs check.sh in the tree; returns (solved, output)."""
     extra = {"TASK_DIR": str(task_dir), "ANSWER_FILE": str(answer_file)}
+    p = subprocess.Popen(["bash", str(task_dir / "check.sh")], cwd=tree, env=clean_env(extra),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        p = subprocess.run(["bash", str(task_dir / "check.sh")], cwd=tree, env=clean_env(extra),
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=CHECK_TIMEOUT, start_new_session=True)
-    except subprocess.TimeoutExpired as e:
-        return False, (e.output or b"").decode(errors="replace") + "\ncheck timed out"
-    return p.returncode == 0, p.stdout.decode(errors="replace")
-
-
+        out, _ = p.communicate(timeout=CHECK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)  # the check's whole group: cargo, node, the tests
+        out, _ = p.communicate()
+        return False, out.decode(errors="replace") + "\ncheck timed out"
+    return p.returncode == 0, out.decode(errors="replace")
 
 
 # ---------------------------------------------------------------- selftest
