@@ -5,6 +5,7 @@ mod support;
 mod tui_support;
 
 mod acp;
+mod acp_editor;
 mod acp_sdk;
 mod agent_call_ids;
 mod agent_connections;
