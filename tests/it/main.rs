@@ -61,6 +61,7 @@ mod shutdown_bounds;
 mod system_prompt;
 mod tool_cancel;
 mod tool_cli;
+mod tool_editor;
 mod tool_grep;
 mod tool_guidance;
 mod tool_read_file;
