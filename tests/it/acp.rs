@@ -219,7 +219,7 @@ fn a_read_file_call_shows_as_a_read_tool_call_with_its_location() {
 }
 
 /// A model that edits `src/main.rs` (old → new) and then says done.
-fn editing_model(rt: &tokio::runtime::Runtime) -> MockModel {
+pub(crate) fn editing_model(rt: &tokio::runtime::Runtime) -> MockModel {
     let args = json!({
         "path": "src/main.rs",
         "edits": [{"old_string": "println!(\"old\");", "new_string": "println!(\"new\");"}],

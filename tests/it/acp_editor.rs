@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::acp::{Client, answer_to, chunks, updates};
+use crate::acp::{Client, answer_to, chunks, editing_model, updates};
 use crate::support::child_env::Workspace;
 use crate::support::{MockModel, OpenAiStream, Reply};
 
@@ -34,6 +34,29 @@ fn serve_fs(
         c.send_line(&reply.to_string());
         asked.push(last);
     }
+}
+
+/// A client offering `fs` in a session in `auto` mode, sent `text` as a
+/// prompt, its `fs/*` requests answered by `answer` until the prompt's
+/// answer; returns the lines, the `fs/*` requests, the client and the
+/// session id.
+fn prompt_with_fs(
+    f: &Workspace,
+    mock: &MockModel,
+    fs: Value,
+    answer: impl Fn(&str, &Value) -> Value,
+) -> (Vec<Value>, Vec<Value>, Client, String) {
+    let (mut c, session) = Client::offering(f, &mock.openai_base_url(), json!({"fs": fs}));
+    c.call(
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "auto"}),
+    );
+    let id = c.send(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}),
+    );
+    let (lines, asked) = serve_fs(&mut c, id, answer);
+    (lines, asked, c, session)
 }
 
 /// The results (`tool_call_update`s that are not `in_progress`), by call id.
@@ -86,19 +109,11 @@ fn a_path_outside_the_directory_is_never_sent_to_the_client() {
     replies.push(Reply::openai_text("done"));
     let rt = tokio::runtime::Runtime::new().unwrap();
     let mock = rt.block_on(MockModel::start(replies));
-    let fs = json!({"fs": {"readTextFile": true, "writeTextFile": true}});
-    let (mut c, session) = Client::offering(&f, &mock.openai_base_url(), fs);
-    c.call(
-        "session/set_mode",
-        json!({"sessionId": session, "modeId": "auto"}),
-    );
-    let id = c.send(
-        "session/prompt",
-        json!({"sessionId": session, "prompt": [{"type": "text", "text": "look around"}]}),
-    );
-    let (lines, asked) = serve_fs(
-        &mut c,
-        id,
+    let fs = json!({"readTextFile": true, "writeTextFile": true});
+    let (lines, asked, c, session) = prompt_with_fs(
+        &f,
+        &mock,
+        fs,
         |_, _| json!({"result": {"content": "// the editor's buffer\n"}}),
     );
     assert_eq!(lines.last().unwrap()["result"]["stopReason"], "end_turn");
@@ -120,32 +135,14 @@ fn a_path_outside_the_directory_is_never_sent_to_the_client() {
 fn a_client_error_on_write_is_a_tool_error_and_the_file_stays() {
     let before = "fn main() {\n    println!(\"old\");\n}\n";
     let f = Workspace::new(before);
-    let args = json!({
-        "path": "src/main.rs",
-        "edits": [{"old_string": "println!(\"old\");", "new_string": "println!(\"new\");"}],
-    })
-    .to_string();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let mock = rt.block_on(MockModel::start([
-        OpenAiStream::new()
-            .tool_call("call_1", "edit", &[&args])
-            .into_reply(),
-        Reply::openai_text("done"),
-    ]));
+    let mock = editing_model(&rt);
     // Writes only: the file is read from disk, written through the client.
-    let fs = json!({"fs": {"readTextFile": false, "writeTextFile": true}});
-    let (mut c, session) = Client::offering(&f, &mock.openai_base_url(), fs);
-    c.call(
-        "session/set_mode",
-        json!({"sessionId": session, "modeId": "auto"}),
-    );
-    let id = c.send(
-        "session/prompt",
-        json!({"sessionId": session, "prompt": [{"type": "text", "text": "change it"}]}),
-    );
-    let (lines, asked) = serve_fs(
-        &mut c,
-        id,
+    let fs = json!({"readTextFile": false, "writeTextFile": true});
+    let (lines, asked, c, _) = prompt_with_fs(
+        &f,
+        &mock,
+        fs,
         |_, _| json!({"error": {"code": -32000, "message": "the buffer is read-only"}}),
     );
     let methods: Vec<&Value> = asked.iter().map(|a| &a["method"]).collect();
