@@ -228,6 +228,13 @@ fn the_plan_and_the_slash_commands_reach_the_editor() {
     // A command prompt runs the command; the model is not asked.
     let id = c.send(
         "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "/compact"}]}),
+    );
+    let lines = c.until(answer_to(id));
+    // Its job is stamped with the prompt's op, so its end answers it.
+    assert_eq!(lines.last().unwrap()["result"]["stopReason"], "end_turn");
+    let id = c.send(
+        "session/prompt",
         json!({"sessionId": session, "prompt": [{"type": "text", "text": "/diff"}]}),
     );
     let lines = c.until(answer_to(id));
