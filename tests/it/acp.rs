@@ -197,7 +197,7 @@ fn a_read_file_call_shows_as_a_read_tool_call_with_its_location() {
     );
     assert_eq!(
         call["locations"],
-        json!([{"path": "src/main.rs", "line": 1}])
+        json!([{"path": std::fs::canonicalize(&f.repo).unwrap().join("src/main.rs"), "line": 1}])
     );
     let results: Vec<&&Value> = all
         .iter()

@@ -92,7 +92,7 @@ async fn the_sdk_client_streams_a_prompt_to_end_turn_and_loads_it_back() {
     assert_eq!(call["kind"], "read");
     assert_eq!(
         call["locations"],
-        json!([{"path": "src/main.rs", "line": 1}])
+        json!([{"path": std::fs::canonicalize(&f.repo).unwrap().join("src/main.rs"), "line": 1}])
     );
     let statuses: Vec<&Value> = of_kind(&seen, "tool_call_update")
         .iter()

@@ -41,7 +41,7 @@ pub fn of_event(event: &AgentEvent, replay: bool, cwd: &Path) -> Vec<SessionUpda
         AgentEvent::ToolCalls { calls, .. } => {
             let mut updates = Vec::new();
             for call in calls {
-                updates.push(SessionUpdate::ToolCall(tool_call(call)));
+                updates.push(SessionUpdate::ToolCall(tool_call(call, cwd)));
                 if !replay {
                     let running = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
                     updates.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
@@ -76,12 +76,13 @@ pub fn of_event(event: &AgentEvent, replay: bool, cwd: &Path) -> Vec<SessionUpda
 }
 
 /// A tool call as ACP shows it: pending, with its kind, a title, the
-/// places it touches and its arguments.
-fn tool_call(call: &ToolCall) -> AcpToolCall {
+/// places it touches (absolute, beneath `cwd`, so an editor can follow)
+/// and its arguments.
+fn tool_call(call: &ToolCall, cwd: &Path) -> AcpToolCall {
     AcpToolCall::new(call.id.clone(), title(call))
         .kind(kind(&call.name))
         .status(ToolCallStatus::Pending)
-        .locations(locations(&call.args))
+        .locations(locations(&call.args, cwd))
         .raw_input(call.args.clone())
 }
 
@@ -179,7 +180,7 @@ fn title(call: &ToolCall) -> String {
 
 /// The files a call names (`path`, `paths`), with its first line when it
 /// gives one (`start_line`, `line`).
-fn locations(args: &serde_json::Value) -> Vec<ToolCallLocation> {
+fn locations(args: &serde_json::Value, cwd: &Path) -> Vec<ToolCallLocation> {
     let line = ["start_line", "line"]
         .iter()
         .find_map(|key| args.get(key).and_then(serde_json::Value::as_u64))
@@ -194,7 +195,7 @@ fn locations(args: &serde_json::Value) -> Vec<ToolCallLocation> {
     paths
         .into_iter()
         .filter(|path| !path.is_empty() && *path != INTENT_FIELD)
-        .map(|path| ToolCallLocation::new(path).line(line))
+        .map(|path| ToolCallLocation::new(cwd.join(path)).line(line))
         .collect()
 }
 
@@ -210,7 +211,9 @@ mod tests {
             name: "read_file".into(),
             args: json!({"path": "src/main.rs", "start_line": 12, "_intent": "see main"}),
         };
-        let update = serde_json::to_value(SessionUpdate::ToolCall(tool_call(&call))).unwrap();
+        let update =
+            serde_json::to_value(SessionUpdate::ToolCall(tool_call(&call, Path::new("/w"))))
+                .unwrap();
         assert_eq!(update["sessionUpdate"], "tool_call");
         assert_eq!(update["kind"], "read");
         // `pending` is the default, which the schema leaves out.
@@ -218,7 +221,7 @@ mod tests {
         assert_eq!(update["toolCallId"], "c1");
         assert_eq!(
             update["locations"],
-            json!([{"path": "src/main.rs", "line": 12}])
+            json!([{"path": "/w/src/main.rs", "line": 12}])
         );
         assert_eq!(update["title"], "read_file src/main.rs — see main");
     }

@@ -148,7 +148,8 @@ async fn read_edited(
         Ok(text) => text,
         Err(output) => return Some(output),
     };
-    if text.len() as u64 > WINDOW_BYTES {
+    if text.len() as u64 > WINDOW_BYTES || text.contains('\0') {
+        // Windows of a large file, and the binary refusal, come from disk.
         return None;
     }
     let size = text.len() as u64;
