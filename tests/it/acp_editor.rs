@@ -225,7 +225,24 @@ fn the_plan_and_the_slash_commands_reach_the_editor() {
         ])
     );
 
-    // A command prompt runs the command; the model is not asked.
+    // A command prompt runs the command; the model is not asked. `/undo`
+    // is answered by its own outcome, not by the notice of the mode change
+    // sent while it runs.
+    let id = c.send(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "/undo"}]}),
+    );
+    c.send(
+        "session/set_mode",
+        json!({"sessionId": session, "modeId": "auto"}),
+    );
+    let lines = c.until(answer_to(id));
+    assert_eq!(lines.last().unwrap()["result"]["stopReason"], "end_turn");
+    let undo = chunks(&lines, "agent_message_chunk");
+    assert!(
+        !undo.is_empty() && !undo.contains("permission mode"),
+        "{undo}"
+    );
     let id = c.send(
         "session/prompt",
         json!({"sessionId": session, "prompt": [{"type": "text", "text": "/compact"}]}),

@@ -107,6 +107,8 @@ pub struct AcpSession {
     /// `/undo` and `/diff` prompts, answered by the next message notice
     /// (the host answers those ops with one).
     by_notice: VecDeque<OpId>,
+    /// Mode changes sent whose notice has not come back.
+    modes_due: usize,
     /// Whether a plan was shown (an empty plan then clears it).
     plan_shown: bool,
     next_prompt: u64,
@@ -144,6 +146,7 @@ impl AcpSession {
             cancelled: HashSet::new(),
             rejected: HashSet::new(),
             by_notice: VecDeque::new(),
+            modes_due: 0,
             plan_shown: false,
             next_prompt: 0,
         }
@@ -184,6 +187,7 @@ impl AcpSession {
     /// Uses `mode` from the next gated call on and tells the client.
     pub fn set_mode(&mut self, out: &mut Out, mode: PermissionMode) -> Result<(), OutputError> {
         self.mode = mode;
+        self.modes_due += 1;
         self.host
             .submit(Submission::new("", Op::SetPermissionMode { mode }));
         self.update(
@@ -314,24 +318,36 @@ impl AcpSession {
                 self.update(out, updates::plan(&plan))?;
             }
             HostEvent::Notice {
-                notice: Notice::Message { text, .. },
-            } if !self.by_notice.is_empty() => {
-                let chunk = ContentChunk::new(ContentBlock::from(text));
-                self.update(out, SessionUpdate::AgentMessageChunk(chunk))?;
-                if let Some(op) = self.by_notice.pop_front() {
-                    self.end_prompt(out, &op, Ok(StopReason::EndTurn))?;
-                }
-            }
-            HostEvent::Notice {
                 notice: Notice::Message { level, text },
-            } => match level {
-                NoticeLevel::Error => tracing::error!("acp session: {text}"),
-                NoticeLevel::Warn => tracing::warn!("acp session: {text}"),
-                NoticeLevel::Info => tracing::info!("acp session: {text}"),
-            },
+            } => self.on_message(out, level, text)?,
             _ => {}
         }
         Ok(None)
+    }
+
+    /// A message notice: the answer to the oldest `/undo` or `/diff` when
+    /// one waits (notices carry no op id; the host's only other message
+    /// from this session's ops, a mode change's, is told apart by its
+    /// text while one is due), else logged.
+    fn on_message(
+        &mut self,
+        out: &mut Out,
+        level: NoticeLevel,
+        text: String,
+    ) -> Result<(), OutputError> {
+        if self.modes_due > 0 && text.starts_with("permission mode: ") {
+            self.modes_due -= 1;
+        } else if let Some(op) = self.by_notice.pop_front() {
+            let chunk = ContentChunk::new(ContentBlock::from(text));
+            self.update(out, SessionUpdate::AgentMessageChunk(chunk))?;
+            return self.end_prompt(out, &op, Ok(StopReason::EndTurn));
+        }
+        match level {
+            NoticeLevel::Error => tracing::error!("acp session: {text}"),
+            NoticeLevel::Warn => tracing::warn!("acp session: {text}"),
+            NoticeLevel::Info => tracing::info!("acp session: {text}"),
+        }
+        Ok(())
     }
 
     /// The host opened the session: the waiting request is answered (a load
