@@ -24,6 +24,7 @@ struct FakeEditor {
     buffers: Mutex<Vec<(PathBuf, String)>>,
     calls: Mutex<Vec<String>>,
     fail_writes: bool,
+    reads_only: bool,
 }
 
 impl FakeEditor {
@@ -43,7 +44,7 @@ impl EditorFiles for FakeEditor {
     }
 
     fn writes(&self) -> bool {
-        true
+        !self.reads_only
     }
 
     fn read_text(&self, path: PathBuf) -> BoxFuture<'static, Result<String, String>> {
@@ -102,14 +103,11 @@ struct Setup {
     ctx: ToolContext,
 }
 
-fn setup(fail_writes: bool) -> Setup {
+fn setup(editor: FakeEditor) -> Setup {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().canonicalize().unwrap().join("cwd");
     fs::create_dir_all(&dir).unwrap();
-    let editor = Arc::new(FakeEditor {
-        fail_writes,
-        ..FakeEditor::default()
-    });
+    let editor = Arc::new(editor);
     let journal = Arc::new(KeptJournal::default());
     let mut ctx = ToolContext::new(&dir, CancellationToken::new()).unwrap();
     ctx.permits = Permits::new(Policy::new(Mode::Auto, RuleList::default()), None);
@@ -131,7 +129,7 @@ async fn call(ctx: &ToolContext, tool: &str, mut args: Value) -> ToolOutput {
 
 #[tokio::test]
 async fn reads_and_edits_see_the_buffer_and_the_journal_keeps_it() {
-    let s = setup(false);
+    let s = setup(FakeEditor::default());
     let file = s.dir.join("a.txt");
     fs::write(&file, "on disk\n").unwrap();
     s.editor
@@ -179,7 +177,7 @@ async fn reads_and_edits_see_the_buffer_and_the_journal_keeps_it() {
 
 #[tokio::test]
 async fn a_refused_path_is_never_sent_to_the_editor() {
-    let s = setup(false);
+    let s = setup(FakeEditor::default());
     let outside = s.dir.parent().unwrap().join("secret.txt");
     fs::write(&outside, "secret\n").unwrap();
     std::os::unix::fs::symlink(&outside, s.dir.join("out")).unwrap();
@@ -211,7 +209,10 @@ async fn a_refused_path_is_never_sent_to_the_editor() {
 
 #[tokio::test]
 async fn a_failed_editor_write_is_an_error_and_the_disk_is_untouched() {
-    let s = setup(true);
+    let s = setup(FakeEditor {
+        fail_writes: true,
+        ..FakeEditor::default()
+    });
     fs::write(s.dir.join("a.txt"), "old\n").unwrap();
     let edit = json!({"path": "a.txt", "edits": [{"old_string": "old", "new_string": "new"}]});
     let output = call(&s.ctx, "edit", edit).await;
@@ -222,4 +223,35 @@ async fn a_failed_editor_write_is_an_error_and_the_disk_is_untouched() {
         output.content
     );
     assert_eq!(fs::read_to_string(s.dir.join("a.txt")).unwrap(), "old\n");
+}
+
+#[tokio::test]
+async fn with_reads_alone_the_writing_tools_change_the_disk() {
+    let s = setup(FakeEditor {
+        reads_only: true,
+        ..FakeEditor::default()
+    });
+    let file = s.dir.join("a.txt");
+    fs::write(&file, "on disk\n").unwrap();
+    s.editor
+        .buffers
+        .lock()
+        .unwrap()
+        .push((file.clone(), "unsaved\n".into()));
+    let read = call(&s.ctx, "read_file", json!({"path": "a.txt"})).await;
+    assert!(read.content.contains("unsaved"), "{read:?}");
+    // The change starts from the disk: the buffer the model read is not
+    // what would be written over, so it is shown the file as it is.
+    let edit =
+        json!({"path": "a.txt", "edits": [{"old_string": "on disk", "new_string": "edited"}]});
+    let stale = call(&s.ctx, "edit", edit.clone()).await;
+    assert!(
+        stale.is_error && stale.content.contains("on disk"),
+        "{stale:?}"
+    );
+    let edited = call(&s.ctx, "edit", edit).await;
+    assert!(!edited.is_error, "{edited:?}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "edited\n");
+    let calls = s.editor.calls.lock().unwrap().clone();
+    assert!(calls.iter().all(|c| c.starts_with("read ")), "{calls:?}");
 }

@@ -374,10 +374,12 @@ fn remove_sources(root: &Root, changes: &[FileChange]) -> Result<(), ToolOutput>
     Ok(())
 }
 
-/// `loaded` as the editor holds it (its unsaved buffer), when reads go
-/// through one; else as it is on disk.
+/// `loaded` as the editor holds it (its unsaved buffer), when reads and
+/// writes both go through one; else as it is on disk (a change made from
+/// a buffer but written to disk would overwrite the file with text it
+/// never held, and the checks before writing compare with the disk).
 pub(crate) async fn as_edited(ctx: &ToolContext, mut loaded: Loaded) -> Result<Loaded, ToolOutput> {
-    let Some(editor) = ctx.editor.as_ref().filter(|e| e.reads()) else {
+    let Some(editor) = ctx.editor.as_ref().filter(|e| e.reads() && e.writes()) else {
         return Ok(loaded);
     };
     let text = editor.read(&ctx.root, &loaded.rel, &ctx.cancel).await?;
