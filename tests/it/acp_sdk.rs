@@ -62,6 +62,20 @@ fn of_kind<'a>(seen: &'a Value, kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// How long call `id` ran as the client saw it: from its `in_progress`
+/// update to its result (ms).
+fn run_ms(seen: &Value, id: &str) -> f64 {
+    let at = |status: &str| {
+        let updates = seen["updates"].as_array().unwrap();
+        let i = updates
+            .iter()
+            .position(|u| u["toolCallId"] == id && u["status"] == status)
+            .unwrap();
+        seen["times"][i].as_f64().unwrap()
+    };
+    at("completed") - at("in_progress")
+}
+
 fn text_of(seen: &Value, kind: &str) -> String {
     of_kind(seen, kind)
         .iter()
@@ -103,6 +117,9 @@ async fn the_sdk_client_streams_a_prompt_to_end_turn_and_loads_it_back() {
         of_kind(&seen, "available_commands_update")[0]["availableCommands"][0]["name"],
         "compact"
     );
+
+    // Measured, never asserted (docs/PERFORMANCE.md).
+    eprintln!("read_file from disk: {:.1} ms", run_ms(&seen, "call_1"));
 
     let session = seen["session"]["sessionId"].as_str().unwrap();
     let loaded = drive(&sdk, &f, &mock, &format!("load:{session}")).await;
@@ -190,6 +207,11 @@ async fn the_sdk_clients_files_are_read_and_written_through_fs_when_offered() {
     assert_eq!(
         calls[3]["content"],
         "fn main() {\n    println!(\"new\");\n}\n"
+    );
+    // Measured, never asserted (docs/PERFORMANCE.md).
+    eprintln!(
+        "read_file through the client: {:.1} ms",
+        run_ms(&seen, "call_1")
     );
     // read_file saw the buffer, not the disk.
     let results = of_kind(&seen, "tool_call_update");

@@ -21,7 +21,8 @@ const acp = await import(pathToFileURL(entry).href);
 
 const child = spawn(agent, agentArgs, { cwd, stdio: ["pipe", "pipe", "inherit"] });
 const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
-const seen = { updates: [], permissions: [], fsCalls: [] };
+// `times[i]`: when `updates[i]` arrived (ms), for figures the tests print.
+const seen = { updates: [], times: [], permissions: [], fsCalls: [] };
 const buffers = new Map([
   [path.join(fs.realpathSync(cwd), "src/main.rs"), 'fn main() {\n    println!("unsaved");\n}\n'],
 ]);
@@ -31,6 +32,7 @@ const app = acp
   .client({ name: "light-agent-conformance" })
   .onNotification("session/update", (ctx) => {
     seen.updates.push(ctx.params.update);
+    seen.times.push(performance.now());
     if (ctx.params.update.sessionUpdate === "agent_message_chunk") onChunk();
   })
   .onRequest("session/request_permission", (ctx) => {
