@@ -17,17 +17,21 @@ const DESCRIPTION: &str = "Replace text in one file: each old_string must occur 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditArgs {
     /// File to change.
+    #[schemars(transform = crate::tool::unexplained)]
     pub path: String,
     /// Applied together.
+    #[schemars(transform = crate::tool::unexplained)]
     pub edits: Vec<EditItem>,
 }
 
 /// One replacement.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = crate::tool::unexplained)]
 pub struct EditItem {
     /// Exact text, unique in the file.
     pub old_string: String,
     /// Its replacement.
+    #[schemars(transform = crate::tool::unexplained)]
     pub new_string: String,
     /// Replace every occurrence.
     #[serde(default)]

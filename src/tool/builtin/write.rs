@@ -17,8 +17,10 @@ const DESCRIPTION: &str = "Write a whole file: create it (and its folders), or r
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WriteArgs {
     /// File to write.
+    #[schemars(transform = crate::tool::unexplained)]
     pub path: String,
     /// The whole new content.
+    #[schemars(transform = crate::tool::unexplained)]
     pub content: String,
 }
 

@@ -43,6 +43,7 @@ with [complete] and a [next] call to copy. From a grep hit pass start_line (end_
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadFileArgs {
     /// File to read.
+    #[schemars(transform = crate::tool::unexplained)]
     #[schemars(length(min = 1))]
     pub path: String,
     /// First line, 1-based.
