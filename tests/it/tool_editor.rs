@@ -24,6 +24,8 @@ struct FakeEditor {
     buffers: Mutex<Vec<(PathBuf, String)>>,
     calls: Mutex<Vec<String>>,
     fail_writes: bool,
+    /// Fails the writes of paths ending so (`fail_writes`: every write).
+    fail_ending: Option<&'static str>,
     reads_only: bool,
 }
 
@@ -63,7 +65,8 @@ impl EditorFiles for FakeEditor {
             .lock()
             .unwrap()
             .push(format!("write {}", path.display()));
-        let outcome = if self.fail_writes {
+        let refused = self.fail_ending.is_some_and(|end| path.ends_with(end));
+        let outcome = if self.fail_writes || refused {
             Err("the editor refused".to_string())
         } else {
             self.buffers.lock().unwrap().push((path, content));
@@ -254,4 +257,37 @@ async fn with_reads_alone_the_writing_tools_change_the_disk() {
     assert_eq!(fs::read_to_string(&file).unwrap(), "edited\n");
     let calls = s.editor.calls.lock().unwrap().clone();
     assert!(calls.iter().all(|c| c.starts_with("read ")), "{calls:?}");
+}
+
+#[tokio::test]
+async fn a_patch_whose_second_write_fails_names_the_file_already_written() {
+    let s = setup(FakeEditor {
+        fail_ending: Some("b.txt"),
+        ..FakeEditor::default()
+    });
+    fs::write(s.dir.join("a.txt"), "a\n").unwrap();
+    fs::write(s.dir.join("b.txt"), "b\n").unwrap();
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch";
+    let registry = ToolRegistry::new();
+    builtin::register_writing(&registry, EditFormat::Patch).unwrap();
+    let output = registry
+        .execute(
+            "apply_patch",
+            json!({"patch": patch, "_intent": "test"}),
+            s.ctx.clone(),
+        )
+        .await;
+    assert!(output.is_error, "{output:?}");
+    assert!(
+        output.content.contains("the editor refused"),
+        "{}",
+        output.content
+    );
+    assert!(
+        output.content.contains("[already written]: a.txt"),
+        "{}",
+        output.content
+    );
+    assert_eq!(s.editor.buffer(&s.dir.join("a.txt")).unwrap(), "A\n");
+    assert_eq!(fs::read_to_string(s.dir.join("b.txt")).unwrap(), "b\n");
 }
