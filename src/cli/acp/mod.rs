@@ -248,6 +248,8 @@ impl AcpAgent {
         };
         let (method, params) = call.request.message(session);
         let sent = self.out.request(method, params)?;
+        // Calls whose tool gave up (timed out, cancelled) wait no more.
+        self.fs_asked.retain(|_, reply| !reply.is_closed());
         self.fs_asked.insert(sent, call.reply);
         Ok(())
     }
