@@ -19,6 +19,7 @@
 pub mod builtin;
 mod context;
 mod definition;
+pub mod editor;
 pub mod fs;
 pub mod journal;
 mod labelled;

@@ -5,6 +5,7 @@ mod support;
 mod tui_support;
 
 mod acp;
+mod acp_editor;
 mod acp_sdk;
 mod agent_call_ids;
 mod agent_connections;
@@ -60,6 +61,7 @@ mod shutdown_bounds;
 mod system_prompt;
 mod tool_cancel;
 mod tool_cli;
+mod tool_editor;
 mod tool_grep;
 mod tool_guidance;
 mod tool_read_file;

@@ -139,6 +139,10 @@ impl Tool for EditTool {
             Ok(Err(output)) => return output,
             Err(interrupted) => return interrupted.into_output(NAME),
         };
+        let loaded = match change::as_edited(&ctx, loaded).await {
+            Ok(loaded) => loaded,
+            Err(output) => return output,
+        };
         if let Err(stale) = change::check_fresh(&ctx, &loaded, false) {
             return stale;
         }

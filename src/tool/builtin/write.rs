@@ -63,7 +63,11 @@ impl Tool for WriteTool {
         })
         .await
         {
-            Ok(Ok(loaded)) => loaded,
+            Ok(Ok(Some(loaded))) => match change::as_edited(&ctx, loaded).await {
+                Ok(loaded) => Some(loaded),
+                Err(output) => return output,
+            },
+            Ok(Ok(None)) => None,
             Ok(Err(output)) => return output,
             Err(interrupted) => return interrupted.into_output(NAME),
         };
