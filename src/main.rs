@@ -205,6 +205,7 @@ async fn run_interactive(
         fresh_hint: build::FreshHint::Tui,
         mcp_wait: light_agent::host::McpWait::Grace,
         title: None,
+        editor: None,
     };
     cli::interactive::run(config, manager, prompt).await
 }
@@ -447,6 +448,7 @@ async fn run_exec(
         fresh_hint: build::FreshHint::Exec,
         mcp_wait: light_agent::host::McpWait::Settled,
         title,
+        editor: None,
     };
     let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
     let (host, stopped) = light_agent::host::Host::start(config, manager, events_tx);

@@ -38,6 +38,7 @@ use crate::permission::Permits;
 use crate::protocol::{AgentEvent, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
+use crate::tool::editor::Editor;
 use crate::tool::fs::{DeniedReads, Root};
 use crate::tool::journal::Journal;
 use crate::tool::seen::SeenFiles;
@@ -231,6 +232,9 @@ struct Shared {
     /// The session and working directory the user's own commands record
     /// their change sets in (see [`Agent::command_journal`]).
     journal_base: Option<(AgentSession, Root)>,
+    /// The editor the file tools read and write through, if the front end
+    /// offers one (see [`Agent::set_editor`]).
+    editor: Mutex<Option<Editor>>,
 }
 
 impl Shared {
@@ -250,6 +254,14 @@ impl Shared {
     /// The permits and the read deny list the file tools enforce.
     fn permits_and_denied(&self) -> (Permits, Arc<DeniedReads>) {
         self.permits
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// The editor the file tools go through, if any.
+    fn editor(&self) -> Option<Editor> {
+        self.editor
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
@@ -333,6 +345,7 @@ impl Agent {
             seen: SeenFiles::default(),
             hooks: Mutex::default(),
             journal_base: config.session.clone().zip(root.clone().ok()),
+            editor: Mutex::new(None),
         });
         let tools = ToolRegistry::new();
         let recall = RecallTool::new(config.session.clone());
@@ -510,6 +523,17 @@ impl Agent {
             .hooks
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(hooks);
+    }
+
+    /// Routes the file tools' reads and writes of text files inside the
+    /// directory through `editor` (its unsaved buffers), from the next tool
+    /// call on; `None`: the disk only.
+    pub fn set_editor(&self, editor: Option<Editor>) {
+        *self
+            .shared
+            .editor
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = editor;
     }
 
     /// The permits gated tool calls run with (for `/permissions`).

@@ -18,7 +18,7 @@ use crate::protocol::AgentEvent;
 use crate::session::{AgentSession, CallRecord};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
-const DESCRIPTION: &str = "The full body of a call shown as an `indexed_tool_result` placeholder, in pages (`[recall page: …]` names the next offset).";
+const DESCRIPTION: &str = "The full body of an `indexed_tool_result` placeholder, page by page.";
 
 /// Arguments of `recall_indexed`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -176,6 +176,10 @@ impl Tool for RecallTool {
 
     fn description(&self) -> &str {
         DESCRIPTION
+    }
+
+    fn asks_intent(&self) -> bool {
+        false
     }
 
     async fn execute(&self, args: RecallArgs, _ctx: ToolContext) -> ToolOutput {

@@ -11,7 +11,7 @@ use super::recall::RecallTool;
 use crate::session::{CallPage, CallQuery, CallRecord};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
-const DESCRIPTION: &str = "Earlier tool calls of this session (id, tool, path, intent), newest first, by words of their intent, path or tool.";
+const DESCRIPTION: &str = "Earlier calls of this session (id, tool, path, intent) by words of their intent, path or tool, newest first.";
 
 /// Characters one listed call may take.
 const LINE_CHARS: usize = 240;
@@ -20,12 +20,15 @@ const LINE_CHARS: usize = 240;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RecallSearchArgs {
     /// Words of the intent, path or tool.
+    #[schemars(transform = crate::tool::unexplained)]
     #[serde(default)]
     pub query: Option<String>,
     /// Only this tool's calls.
+    #[schemars(transform = crate::tool::unexplained)]
     #[serde(default)]
     pub tool: Option<String>,
     /// Only paths containing this.
+    #[schemars(transform = crate::tool::unexplained)]
     #[serde(default)]
     pub path: Option<String>,
     /// From 1.
@@ -77,6 +80,10 @@ impl Tool for RecallSearchTool {
 
     fn description(&self) -> &str {
         DESCRIPTION
+    }
+
+    fn asks_intent(&self) -> bool {
+        false
     }
 
     async fn execute(&self, args: RecallSearchArgs, _ctx: ToolContext) -> ToolOutput {

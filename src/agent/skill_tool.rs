@@ -68,6 +68,10 @@ impl Tool for LoadSkillTool {
         "Loads a skill listed in the skills index: returns its full SKILL.md instructions and the list of its files. After loading, read_file can read those files by the absolute paths given."
     }
 
+    fn asks_intent(&self) -> bool {
+        false
+    }
+
     async fn execute(&self, args: LoadSkillArgs, _ctx: ToolContext) -> ToolOutput {
         let Some(skill) = self.skills.iter().find(|s| s.name == args.name.trim()) else {
             let names: Vec<&str> = self.skills.iter().map(|s| s.name.as_str()).collect();

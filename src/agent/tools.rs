@@ -39,6 +39,7 @@ impl Worker {
         }
         ctx.permits = permits;
         ctx.seen = self.shared.seen.clone();
+        ctx.editor = self.shared.editor();
         ctx.journal = self.session.as_ref().map(|session| {
             Journal::new(Arc::new(SessionJournal {
                 session: session.clone(),

@@ -91,8 +91,10 @@ pub enum Command {
 on stdin and stdout (nothing else is written to stdout; logs go to the log file). The editor starts \
 the process and opens sessions in its project directory; each session is a light-agent session \
 (stored, resumable with session/load or `light-agent resume`). Modes: read-only, ask (the default: \
-edits and commands outside the rules are asked about through the editor), auto. The process ends \
-when stdin closes.",
+edits and commands outside the rules are asked about through the editor), auto. When the editor \
+offers its files (fs/read_text_file, fs/write_text_file), the file tools read and write files inside \
+the directory through it, so unsaved buffers are seen; paths are checked against the directory first. \
+The process ends when stdin closes.",
         after_help = "Examples (Zed, settings.json):
   \"agent_servers\": { \"light-agent\": { \"command\": \"light-agent\", \"args\": [\"acp\"] } }
   light-agent acp --provider ollama --model qwen3:8b"

@@ -28,6 +28,12 @@ pub async fn run(
         tool_preview_lines: config.settings.tui.tool_preview_lines,
         no_model_message: config.model_missing.clone(),
         initial_prompt,
+        notifications: config
+            .settings
+            .tui
+            .notifications
+            .parse()
+            .unwrap_or_default(),
     };
     // The UI draws its first frame while the session loads.
     let (host, stopped) = Host::start(config, manager, events_tx);

@@ -48,7 +48,7 @@ pub use logging::{LogGuard, init_logging};
 pub use models::{DEFAULT_CONTEXT_WINDOW, builtin_context_window, builtin_image_input};
 pub use paths::Paths;
 pub use providers::{BUILTIN_PROFILES, BuiltinProfile, ProviderKind, ProviderProfile};
-pub use raw::SANDBOX_MODES;
+pub use raw::{NOTIFICATION_MODES, SANDBOX_MODES};
 pub use resolve::{BASE_URL_ENV, LOG_ENV, MODEL_ENV, PERMISSIONS_ENV, PROVIDER_ENV, resolve};
 pub use settings::{
     Env, Flags, HookSetting, HookSettings, PermissionSettings, Resolution, SandboxSettings,

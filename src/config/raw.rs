@@ -102,6 +102,8 @@ pub(crate) struct RawContext {
 pub(crate) struct RawTui {
     pub show_thoughts: Option<bool>,
     pub tool_preview_lines: Option<usize>,
+    #[serde(deserialize_with = "notifications")]
+    pub notifications: Option<String>,
 }
 
 /// The `[http]` table (seconds).
@@ -174,6 +176,10 @@ pub(crate) struct RawWeb {
 pub(crate) struct RawShell {
     pub env_passthrough: Option<Vec<String>>,
 }
+
+/// What `[tui] notifications` accepts: OSC 9/777 where the terminal shows
+/// them else a bell, always a bell, or nothing.
+pub const NOTIFICATION_MODES: &[&str] = &["auto", "bell", "off"];
 
 /// The sandbox modes `[sandbox] mode` and `--sandbox` accept.
 pub const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "off"];
@@ -277,13 +283,22 @@ fn edit_format<'de, D: Deserializer<'de>>(de: D) -> Result<Option<String>, D::Er
 }
 
 fn sandbox_mode<'de, D: Deserializer<'de>>(de: D) -> Result<Option<String>, D::Error> {
-    let mode = String::deserialize(de)?;
-    if SANDBOX_MODES.contains(&mode.as_str()) {
-        Ok(Some(mode))
+    one_of(de, SANDBOX_MODES)
+}
+
+fn notifications<'de, D: Deserializer<'de>>(de: D) -> Result<Option<String>, D::Error> {
+    one_of(de, NOTIFICATION_MODES)
+}
+
+/// A string that must be one of `allowed`.
+fn one_of<'de, D: Deserializer<'de>>(de: D, allowed: &[&str]) -> Result<Option<String>, D::Error> {
+    let value = String::deserialize(de)?;
+    if allowed.contains(&value.as_str()) {
+        Ok(Some(value))
     } else {
         Err(D::Error::custom(format!(
-            "must be one of {}, found {mode:?}",
-            SANDBOX_MODES.join(", ")
+            "must be one of {}, found {value:?}",
+            allowed.join(", ")
         )))
     }
 }

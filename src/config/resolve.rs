@@ -188,6 +188,11 @@ pub fn resolve(
                 .tui
                 .tool_preview_lines
                 .unwrap_or(DEFAULT_TOOL_PREVIEW_LINES),
+            notifications: raw
+                .tui
+                .notifications
+                .clone()
+                .unwrap_or_else(|| "auto".to_owned()),
         },
         sandbox: SandboxSettings {
             mode: raw

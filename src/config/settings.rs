@@ -84,6 +84,9 @@ pub struct TuiSettings {
     pub show_thoughts: bool,
     /// How many lines of a tool's result its pane shows.
     pub tool_preview_lines: usize,
+    /// How the UI calls the user back while the terminal is not focused:
+    /// one of [`crate::config::NOTIFICATION_MODES`].
+    pub notifications: String,
 }
 
 /// How commands are confined (`[sandbox]`, `--sandbox`).

@@ -68,6 +68,7 @@ pub fn show(settings: &Settings) -> String {
         "tool_preview_lines",
         &s.tui.tool_preview_lines.to_string(),
     );
+    line(&mut out, "notifications", &quote(&s.tui.notifications));
 
     out.push_str("\n[sandbox]\n");
     line(&mut out, "mode", &quote(&s.sandbox.mode));

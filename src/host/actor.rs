@@ -275,11 +275,15 @@ impl Actor {
                     agent.withdraw(job);
                 }
             }
-            Op::Compact => match self.agent() {
-                Some(agent) => {
-                    agent.submit_compact()?;
+            Op::Compact => match &self.slot {
+                Slot::Ready(ready) => {
+                    // Stamped with the op like a prompt's job (the `queued`
+                    // update is sent from inside `submit_compact`).
+                    let mut jobs = lock(&ready.jobs);
+                    let job = ready.agent.submit_compact()?;
+                    jobs.insert(job, id);
                 }
-                None => self.notice(NoticeLevel::Error, self.why_no_agent()),
+                _ => self.notice(NoticeLevel::Error, self.why_no_agent()),
             },
             Op::NewSession => {
                 let session = self.manager.draft(&self.config.cwd, None).await?;
@@ -480,6 +484,7 @@ impl Actor {
                 .approver
                 .answers()
                 .then(|| self.shared.approver.clone() as Arc<dyn crate::tool::builtin::Asker>),
+            editor: self.config.editor.clone(),
         };
         let built = build::agent(
             &self.config.cwd,

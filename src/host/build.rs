@@ -25,6 +25,7 @@ use crate::session::{AgentSession, SessionError, SessionManager, SessionStatus, 
 use crate::tool::ToolRegistry;
 use crate::tool::builtin::shell::{SecretFilter, Shell, ShellConfig};
 use crate::tool::builtin::{self, EditFormat};
+use crate::tool::editor::Editor;
 
 /// Which session a host starts in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,6 +258,9 @@ pub struct Gate {
     /// Who answers `ask_user`; `None` in `exec` (the model is told no user
     /// is present).
     pub asker: Option<Arc<dyn builtin::Asker>>,
+    /// The editor the file tools read and write through (ACP's client
+    /// offering its buffers); `None`: the disk only.
+    pub editor: Option<Editor>,
 }
 
 impl Gate {
@@ -309,6 +313,7 @@ pub fn agent(
         builtin::register_writing(agent.tool(), format)
             .map_err(|e| HostError::setup(format!("registering the writing tools: {e}")))?;
     }
+    agent.set_editor(gate.editor.clone());
     let policy = Policy::new(mode, settings.permissions.rules.clone());
     let denied = DeniedReads::resolve(paths.home.as_deref(), &deny_read(paths, settings));
     agent.set_permits(

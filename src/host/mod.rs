@@ -87,6 +87,9 @@ pub struct HostConfig {
     pub mcp_wait: McpWait,
     /// A title for a fresh session (else the first prompt's first line).
     pub title: Option<String>,
+    /// The editor whose buffers the file tools read and write (an ACP
+    /// client offering `fs/*`); `None`: the disk only.
+    pub editor: Option<crate::tool::editor::Editor>,
 }
 
 /// How long a prompt waits for MCP servers still starting.

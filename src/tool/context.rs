@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use super::editor::Editor;
 use super::fs::Root;
 use super::journal::Journal;
 use super::seen::SeenFiles;
@@ -41,6 +42,9 @@ pub struct ToolContext {
     /// Where the call shows live output while it runs; `None` when nobody
     /// watches.
     pub progress: Option<ToolProgress>,
+    /// The user's editor, when the front end routes text files inside
+    /// `root` through it (its unsaved buffers); `None`: the disk only.
+    pub editor: Option<Editor>,
 }
 
 impl ToolContext {
@@ -64,6 +68,7 @@ impl ToolContext {
             seen: SeenFiles::default(),
             journal: None,
             progress: None,
+            editor: None,
         }
     }
 }

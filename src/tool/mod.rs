@@ -19,12 +19,14 @@
 pub mod builtin;
 mod context;
 mod definition;
+pub mod editor;
 pub mod fs;
 pub mod journal;
 mod labelled;
 pub mod patch;
 mod registry;
 mod schema;
+pub(crate) use schema::unexplained;
 pub mod seen;
 pub mod snapshot;
 
@@ -101,6 +103,14 @@ pub trait Tool: Send + Sync + 'static {
 
     /// What the tool does and when to use it, for the model.
     fn description(&self) -> &str;
+
+    /// Whether the model is asked why it calls this tool (the `_intent`
+    /// field, searched by recall and shown on the tool's pane). Tools whose
+    /// arguments already say it (a plan, questions, a job or recall id)
+    /// answer `false`: the field costs tokens in every request.
+    fn asks_intent(&self) -> bool {
+        true
+    }
 
     /// Rewrites the model's argument object before it is checked against
     /// the schema: spellings models send for the same field (aliases).

@@ -132,7 +132,7 @@ impl ToolRegistry {
         if tool.description().trim().is_empty() {
             return Err(RegisterError::EmptyDescription { name });
         }
-        let Some(schemas) = schema::args_schema::<T::Args>() else {
+        let Some(schemas) = schema::args_schema::<T::Args>(tool.asks_intent()) else {
             return Err(RegisterError::SchemaNotObject { name });
         };
         let entry = Entry {
@@ -169,7 +169,7 @@ impl ToolRegistry {
         if description.trim().is_empty() {
             return Err(RegisterError::EmptyDescription { name });
         }
-        let Some(schemas) = schema::exposed(schema) else {
+        let Some(schemas) = schema::exposed(schema, true) else {
             return Err(RegisterError::SchemaNotObject { name });
         };
         self.insert(Entry {
@@ -213,7 +213,8 @@ impl ToolRegistry {
     }
 
     /// What the model is shown: one spec per tool, in registration order,
-    /// each schema an object with the required `_intent` string.
+    /// each schema an object, with the required `_intent` string where the
+    /// tool asks for it ([`Tool::asks_intent`]).
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.read().iter().map(|e| e.spec.clone()).collect()
     }

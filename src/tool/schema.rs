@@ -14,27 +14,32 @@ use serde_json::{Map, Value};
 pub(crate) use crate::protocol::INTENT_FIELD;
 
 /// Description of `_intent` shown to the model.
-pub(crate) const INTENT_DESCRIPTION: &str = "why you call this tool";
+pub(crate) const INTENT_DESCRIPTION: &str = "why you call it";
 
 /// The schemas of one tool's arguments.
 #[derive(Debug)]
 pub(crate) struct ArgsSchema {
     /// The schema of `Args` exactly as generated (used for validation).
     pub(crate) own: Value,
-    /// What the model sees: `own` plus the required `_intent` string.
+    /// What the model sees: `own`, slimmed, plus the required `_intent`
+    /// string when the tool asks for it.
     pub(crate) exposed: Value,
 }
 
 /// Generates the schema of `T` with subschemas inlined, without `$schema`
-/// and `title`. Returns `None` when it is not an object schema.
-pub(crate) fn args_schema<T: JsonSchema>() -> Option<ArgsSchema> {
+/// and `title`, `_intent` added to what the model sees when `asks_intent`.
+/// Returns `None` when it is not an object schema.
+pub(crate) fn args_schema<T: JsonSchema>(asks_intent: bool) -> Option<ArgsSchema> {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.inline_subschemas = true;
             settings.meta_schema = None;
         })
         .into_generator();
-    let mut schema = exposed(generator.into_root_schema_for::<T>().to_value())?;
+    let mut schema = exposed(
+        generator.into_root_schema_for::<T>().to_value(),
+        asks_intent,
+    )?;
     if let Some(object) = schema.exposed.as_object_mut() {
         // The struct's own doc ("Arguments of `tree`.") tells the model nothing.
         object.remove("description");
@@ -44,8 +49,9 @@ pub(crate) fn args_schema<T: JsonSchema>() -> Option<ArgsSchema> {
 }
 
 /// Drops from what the model sees what costs tokens and guides nothing:
-/// Rust integer formats (`uint32`; the bounds that matter stay), `null`
-/// defaults and types, and a minimum of 0.
+/// Rust integer formats (`uint32`; the bounds that matter stay), `null`,
+/// `false` and `[]` defaults (absence says the same), `null` types, a
+/// minimum of 0 or 1 and a minimum length of 1 (no model sends less).
 /// Validation keeps the full schema.
 fn slim(value: &mut Value) {
     match value {
@@ -54,7 +60,7 @@ fn slim(value: &mut Value) {
             if map.get("format").is_some_and(Value::is_string) {
                 map.remove("format");
             }
-            if map.get("default") == Some(&Value::Null) {
+            if map.get("default").is_some_and(says_nothing) {
                 map.remove("default");
             }
             // `["integer", "null"]` of an optional field: absence says the same.
@@ -65,8 +71,15 @@ fn slim(value: &mut Value) {
                 let one = one.clone();
                 map.insert("type".to_owned(), one);
             }
-            if map.get("minimum") == Some(&Value::from(0)) {
+            if map
+                .get("minimum")
+                .and_then(Value::as_u64)
+                .is_some_and(|m| m <= 1)
+            {
                 map.remove("minimum");
+            }
+            if map.get("minLength") == Some(&Value::from(1)) {
+                map.remove("minLength");
             }
             map.values_mut().for_each(slim);
         }
@@ -75,10 +88,27 @@ fn slim(value: &mut Value) {
     }
 }
 
+/// For `#[schemars(transform = unexplained)]` on a field whose name says
+/// what it is (`path`): its doc comment stays for Rust readers, and the
+/// model is not sent it in every request.
+pub(crate) fn unexplained(schema: &mut schemars::Schema) {
+    schema.remove("description");
+}
+
+/// Whether a default is what an absent field means anyway.
+fn says_nothing(default: &Value) -> bool {
+    match default {
+        Value::Null | Value::Bool(false) => true,
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
 /// The schemas of a tool whose object schema `own` came from elsewhere (an
 /// MCP server): `title` and `$schema` dropped, `_intent` added to what the
-/// model sees. Returns `None` when `own` is not an object schema.
-pub(crate) fn exposed(mut own: Value) -> Option<ArgsSchema> {
+/// model sees when `asks_intent`. Returns `None` when `own` is not an
+/// object schema.
+pub(crate) fn exposed(mut own: Value, asks_intent: bool) -> Option<ArgsSchema> {
     let object = own.as_object_mut()?;
     if object.get("type").and_then(Value::as_str) != Some("object") {
         return None;
@@ -87,6 +117,9 @@ pub(crate) fn exposed(mut own: Value) -> Option<ArgsSchema> {
     object.remove("$schema");
 
     let mut exposed = own.clone();
+    if !asks_intent {
+        return Some(ArgsSchema { own, exposed });
+    }
     let object = exposed.as_object_mut()?;
     let properties = object
         .entry("properties")
@@ -434,7 +467,7 @@ mod tests {
 
     #[test]
     fn schema_is_inline_without_meta_and_title() {
-        let schema = args_schema::<Args>().unwrap();
+        let schema = args_schema::<Args>(true).unwrap();
         let text = schema.exposed.to_string();
         assert!(!text.contains("$ref"), "{text}");
         assert!(!text.contains("$defs"), "{text}");
@@ -443,9 +476,44 @@ mod tests {
         assert!(schema.own["properties"].get(INTENT_FIELD).is_none());
     }
 
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Flags {
+        #[serde(default)]
+        verbose: bool,
+        #[serde(default)]
+        names: Vec<String>,
+        #[serde(default = "three")]
+        tries: u32,
+    }
+
+    fn three() -> u32 {
+        3
+    }
+
+    #[test]
+    fn defaults_an_absent_field_means_anyway_are_not_shown() {
+        let schema = args_schema::<Flags>(true).unwrap();
+        let shown = &schema.exposed["properties"];
+        assert!(shown["verbose"].get("default").is_none(), "{shown}");
+        assert!(shown["names"].get("default").is_none(), "{shown}");
+        assert_eq!(shown["tries"]["default"], 3);
+        assert_eq!(schema.own["properties"]["verbose"]["default"], false);
+    }
+
+    #[test]
+    fn a_tool_that_asks_no_intent_shows_no_intent_field() {
+        let schema = args_schema::<Args>(false).unwrap().exposed;
+        assert!(schema["properties"].get(INTENT_FIELD).is_none(), "{schema}");
+        let required = schema["required"].as_array().unwrap();
+        assert!(!required.contains(&json!(INTENT_FIELD)), "{schema}");
+        let asked = args_schema::<Args>(true).unwrap().exposed;
+        assert_eq!(asked["properties"][INTENT_FIELD]["type"], "string");
+    }
+
     #[test]
     fn validator_names_nested_fields() {
-        let schema = args_schema::<Args>().unwrap().own;
+        let schema = args_schema::<Args>(true).unwrap().own;
         let issues = validate(
             &schema,
             &json!({"tags": ["a", "", "c"], "count": 11, "inner": {"depth": "deep"}}),
@@ -460,14 +528,14 @@ mod tests {
 
     #[test]
     fn validator_accepts_good_args_and_null_options() {
-        let schema = args_schema::<Args>().unwrap().own;
+        let schema = args_schema::<Args>(true).unwrap().own;
         assert!(validate(&schema, &json!({"name": "x", "tags": ["a"], "count": null})).is_empty());
         assert!(validate(&schema, &json!({"name": "x", "tags": ["a"], "count": 3})).is_empty());
     }
 
     #[test]
     fn integer_rejects_fractions_and_format_bounds_apply() {
-        let schema = args_schema::<Args>().unwrap().own;
+        let schema = args_schema::<Args>(true).unwrap().own;
         let issues = validate(
             &schema,
             &json!({"name": "x", "tags": ["a"], "inner": {"depth": 300}, "count": 2.5}),

@@ -117,6 +117,11 @@ pub struct App {
     pub(crate) last_ctrl_c: Option<Instant>,
     pub(crate) hint: Option<(String, Instant)>,
     pub(crate) quit: bool,
+    /// Whether the terminal has the focus (as it last reported; focused
+    /// until it says otherwise).
+    pub(crate) focused: bool,
+    /// What to call the user back for, while unfocused (see `notify.rs`).
+    notifications: Vec<String>,
     dirty: bool,
 }
 
@@ -162,6 +167,8 @@ impl App {
             last_ctrl_c: None,
             hint: None,
             quit: false,
+            focused: true,
+            notifications: Vec::new(),
             dirty: true,
         };
         if let Some(message) = app.opts.no_model_message.clone() {
@@ -182,6 +189,20 @@ impl App {
     pub fn set_time(&mut self, now: Instant, now_ms: u64) {
         self.now = now;
         self.now_ms = now_ms;
+    }
+
+    /// Queues a notification saying `text` when the terminal is not
+    /// focused (a person in another window is called back; one looking is
+    /// not disturbed).
+    pub(crate) fn call_back(&mut self, text: String) {
+        if !self.focused {
+            self.notifications.push(text);
+        }
+    }
+
+    /// The notifications to write since the last call.
+    pub fn take_notifications(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notifications)
     }
 
     /// Ops produced since the last call, in order.
@@ -483,6 +504,11 @@ impl App {
                 if !replay {
                     // The turn is over on screen; the job ends right after.
                     self.activity = Activity::Idle;
+                    self.call_back(match cause {
+                        StopCause::Done => "turn done".to_owned(),
+                        StopCause::User => "turn interrupted".to_owned(),
+                        StopCause::Llm | StopCause::Runtime => format!("turn failed{detail}"),
+                    });
                 }
             }
             AgentEvent::AgentTrace { usage, .. } => {

@@ -65,8 +65,14 @@ impl App {
                 self.restore_prompts(vec![text]);
             }
             HostEvent::Sessions { rows } => self.popup = Popup::Picker(ResumePicker::new(rows)),
-            HostEvent::ApprovalRequested { id, request } => self.queue_approval(id, request),
+            HostEvent::ApprovalRequested { id, request } => {
+                self.call_back(format!("approval needed: {}", request.title));
+                self.queue_approval(id, request);
+            }
             HostEvent::QuestionAsked { id, questions } => {
+                if let Some(first) = questions.first() {
+                    self.call_back(format!("question: {}", first.question));
+                }
                 self.question = Some(QuestionView::new(id, questions));
             }
             HostEvent::Models { models } => {

@@ -105,6 +105,8 @@ impl App {
                 self.width = width.max(10);
                 self.height = height;
             }
+            TermEvent::FocusGained => self.focused = true,
+            TermEvent::FocusLost => self.focused = false,
             _ => {}
         }
     }

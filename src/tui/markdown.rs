@@ -294,12 +294,12 @@ impl Renderer {
                     HeadingLevel::H2 => {
                         Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD)
                     }
-                    _ => Style::new().add_modifier(Modifier::BOLD),
+                    HeadingLevel::H3 => Style::new().add_modifier(Modifier::BOLD),
+                    _ => Style::new().add_modifier(Modifier::BOLD | Modifier::ITALIC),
                 };
+                // The level shows in the style, not in `#` marks: a person
+                // reads a heading, not markdown source.
                 self.push_style(style);
-                let marks = "#".repeat(level as usize);
-                self.spans
-                    .push(Span::styled(format!("{marks} "), self.style()));
             }
             Tag::BlockQuote(_) => {
                 self.flush();
@@ -470,7 +470,7 @@ mod tests {
         assert_eq!(
             out,
             [
-                "# Title",
+                "Title",
                 "",
                 "some text",
                 "",

@@ -19,7 +19,8 @@
 //! - [`runner`]: the generic [`runner::Screen`] and the select loop;
 //!   [`inline_terminal`]: our inline terminal (live area below the
 //!   scrollback, positioned without cursor queries, redrawn on resize);
-//!   [`terminal`]: raw mode, restore, panic hook.
+//!   [`terminal`]: raw mode, restore, panic hook; [`notify`]: calling the
+//!   user back while the terminal is unfocused.
 //! - [`width`]: the one grapheme-width computation every part uses.
 //!
 //! Architecture invariant: the UI talks to the runtime only through the
@@ -34,6 +35,7 @@ pub mod highlight;
 pub mod inline_terminal;
 pub mod keymap;
 pub mod markdown;
+pub mod notify;
 pub mod options;
 pub mod runner;
 pub mod stream;

@@ -19,6 +19,8 @@ pub struct TuiOptions {
     pub no_model_message: Option<String>,
     /// A prompt sent as soon as the UI is up.
     pub initial_prompt: Option<String>,
+    /// How the user is called back while the terminal is not focused.
+    pub notifications: super::notify::Notifications,
 }
 
 impl Default for TuiOptions {
@@ -29,6 +31,7 @@ impl Default for TuiOptions {
             tool_preview_lines: 5,
             no_model_message: None,
             initial_prompt: None,
+            notifications: super::notify::Notifications::Auto,
         }
     }
 }

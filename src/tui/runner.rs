@@ -11,6 +11,7 @@
 //! queued, updates the [`App`], sends the ops it produced and draws at most
 //! once per frame — and only when something changed, so an idle UI sleeps.
 
+use super::notify::Channel;
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -87,6 +88,14 @@ impl<S: Surface> Screen<S> {
         Ok(())
     }
 
+    /// Writes a notification's bytes (see `notify.rs`) between frames: an
+    /// OSC or a bell moves no cursor, so the layout is untouched.
+    pub fn notify(&mut self, sequence: &str) -> io::Result<()> {
+        let out = self.terminal.surface_mut();
+        out.write_all(sequence.as_bytes())?;
+        out.flush()
+    }
+
     /// Erases the live area and leaves the cursor at its top, so the shell
     /// continues right under the last committed line.
     pub fn finish(&mut self) -> io::Result<()> {
@@ -129,6 +138,7 @@ where
         panic!("LIGHT_AGENT_TEST_PANIC: panicking after the first frame");
     }
     std::thread::spawn(super::highlight::warm_up);
+    let notifications = Channel::pick(app.opts.notifications, |name| std::env::var(name).ok());
     let mut last_draw = Instant::now();
     loop {
         let deadline = if app.is_dirty() {
@@ -194,6 +204,11 @@ where
         for op in app.take_ops() {
             if ops.send(op).is_err() {
                 return Ok(());
+            }
+        }
+        for text in app.take_notifications() {
+            if let Some(channel) = notifications {
+                screen.notify(&channel.sequence(&text))?;
             }
         }
         if app.should_quit() {

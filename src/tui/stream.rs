@@ -334,7 +334,7 @@ mod tests {
         assert_eq!(
             texts(&streamed),
             [
-                "# Plan",
+                "Plan",
                 "",
                 "First step here.",
                 "Second line.",

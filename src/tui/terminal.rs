@@ -11,8 +11,8 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
-    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableFocusChange, EnableBracketedPaste, EnableFocusChange,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{EndSynchronizedUpdate, LeaveAlternateScreen};
 use crossterm::{cursor, execute, queue};
@@ -25,7 +25,8 @@ static PANIC_HOOK: Once = Once::new();
 pub struct TerminalGuard(());
 
 impl TerminalGuard {
-    /// Enters raw mode with bracketed paste; fails if the terminal refuses raw mode.
+    /// Enters raw mode with bracketed paste and focus reports; fails if the
+    /// terminal refuses raw mode.
     pub fn enter() -> io::Result<Self> {
         install_panic_hook();
         crossterm::terminal::enable_raw_mode()?;
@@ -34,6 +35,7 @@ impl TerminalGuard {
         execute!(
             out,
             EnableBracketedPaste,
+            EnableFocusChange,
             PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
         )?;
         Ok(Self(()))
@@ -47,7 +49,7 @@ impl Drop for TerminalGuard {
 }
 
 /// Puts the terminal back: leaves the alternate screen, turns auto-wrap
-/// back on, turns off bracketed paste and key enhancements, shows the
+/// back on, turns off bracketed paste, focus reports and key enhancements, shows the
 /// cursor, leaves raw mode.
 /// Safe to call more than once and from a panic hook.
 pub fn restore() {
@@ -66,6 +68,7 @@ pub fn restore() {
         EndSynchronizedUpdate,
         PopKeyboardEnhancementFlags,
         DisableBracketedPaste,
+        DisableFocusChange,
         cursor::Show
     );
     let _ = out.flush();

@@ -13,13 +13,13 @@ use support::json_lines::JsonLines;
 use support::{MockModel, OpenAiStream, Reply};
 
 /// The agent process as a client sees it.
-struct Client {
+pub(crate) struct Client {
     io: JsonLines,
     next_id: u64,
 }
 
 impl Client {
-    fn start(f: &Workspace, url: &str) -> Client {
+    pub(crate) fn start(f: &Workspace, url: &str) -> Client {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_light-agent"));
         cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
         scrub(&mut cmd);
@@ -34,22 +34,28 @@ impl Client {
     /// A client that initialized and opened a session in the repo; returns
     /// the session id too.
     fn with_session(f: &Workspace, url: &str) -> (Client, String) {
+        Client::offering(f, url, json!({}))
+    }
+
+    /// [`with_session`](Self::with_session) for a client whose
+    /// `initialize` offers `capabilities`.
+    pub(crate) fn offering(f: &Workspace, url: &str, capabilities: Value) -> (Client, String) {
         let mut c = Client::start(f, url);
         c.call(
             "initialize",
-            json!({"protocolVersion": 1, "clientCapabilities": {}}),
+            json!({"protocolVersion": 1, "clientCapabilities": capabilities}),
         );
         let opened = c.call("session/new", json!({"cwd": f.repo, "mcpServers": []}));
         let id = opened["result"]["sessionId"].as_str().unwrap().to_string();
         (c, id)
     }
 
-    fn send_line(&mut self, line: &str) {
+    pub(crate) fn send_line(&mut self, line: &str) {
         self.io.send(line);
     }
 
     /// Sends a request; returns its id.
-    fn send(&mut self, method: &str, params: Value) -> u64 {
+    pub(crate) fn send(&mut self, method: &str, params: Value) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -58,7 +64,7 @@ impl Client {
     }
 
     /// Sends a request and waits for its answer.
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.send(method, params);
         self.until(answer_to(id)).pop().unwrap()
     }
@@ -70,7 +76,7 @@ impl Client {
 
     /// Messages until one matches `wanted` (that one included); each is a
     /// JSON-RPC 2.0 message.
-    fn until(&self, wanted: impl Fn(&Value) -> bool) -> Vec<Value> {
+    pub(crate) fn until(&self, wanted: impl Fn(&Value) -> bool) -> Vec<Value> {
         let lines = self.io.until(wanted);
         for line in &lines {
             assert_eq!(line["jsonrpc"], "2.0", "{line}");
@@ -79,17 +85,17 @@ impl Client {
     }
 
     /// Closes stdin and waits for the exit code.
-    fn finish(self) -> Option<i32> {
+    pub(crate) fn finish(self) -> Option<i32> {
         self.io.finish()
     }
 }
 
-fn answer_to(id: u64) -> impl Fn(&Value) -> bool {
+pub(crate) fn answer_to(id: u64) -> impl Fn(&Value) -> bool {
     move |line| line["id"] == id && line.get("method").is_none()
 }
 
 /// The `session/update` payloads among `lines`.
-fn updates(lines: &[Value]) -> Vec<&Value> {
+pub(crate) fn updates(lines: &[Value]) -> Vec<&Value> {
     lines
         .iter()
         .filter(|l| l["method"] == "session/update")
@@ -97,7 +103,7 @@ fn updates(lines: &[Value]) -> Vec<&Value> {
         .collect()
 }
 
-fn chunks(lines: &[Value], kind: &str) -> String {
+pub(crate) fn chunks(lines: &[Value], kind: &str) -> String {
     updates(lines)
         .iter()
         .filter(|u| u["sessionUpdate"] == kind)
@@ -191,12 +197,15 @@ fn a_read_file_call_shows_as_a_read_tool_call_with_its_location() {
     );
     assert_eq!(
         call["locations"],
-        json!([{"path": "src/main.rs", "line": 1}])
+        json!([{"path": std::fs::canonicalize(&f.repo).unwrap().join("src/main.rs"), "line": 1}])
     );
-    let done = all
+    let results: Vec<&&Value> = all
         .iter()
-        .find(|u| u["sessionUpdate"] == "tool_call_update")
-        .unwrap();
+        .filter(|u| u["sessionUpdate"] == "tool_call_update")
+        .collect();
+    // Running as soon as it is made, then its result.
+    assert_eq!(results[0]["status"], "in_progress", "{results:?}");
+    let done = results[1];
     assert_eq!(done["toolCallId"], "call_1");
     assert_eq!(done["status"], "completed");
     assert!(
@@ -210,7 +219,7 @@ fn a_read_file_call_shows_as_a_read_tool_call_with_its_location() {
 }
 
 /// A model that edits `src/main.rs` (old → new) and then says done.
-fn editing_model(rt: &tokio::runtime::Runtime) -> MockModel {
+pub(crate) fn editing_model(rt: &tokio::runtime::Runtime) -> MockModel {
     let args = json!({
         "path": "src/main.rs",
         "edits": [{"old_string": "println!(\"old\");", "new_string": "println!(\"new\");"}],
@@ -255,11 +264,23 @@ fn an_edit_in_ask_mode_asks_the_editor_and_applies_only_after_allow() {
     let params = &asked["params"];
     assert_eq!(params["toolCall"]["toolCallId"], "call_1");
     assert_eq!(params["toolCall"]["kind"], "edit");
+    let diff = &params["toolCall"]["content"][0];
+    assert_eq!(diff["type"], "diff", "{diff}");
+    let main_rs = std::fs::canonicalize(f.repo.join("src/main.rs")).unwrap();
+    assert_eq!(diff["path"], main_rs.to_str().unwrap());
     assert!(
-        params["toolCall"]["content"][0]["content"]["text"]
+        diff["oldText"]
             .as_str()
             .unwrap()
-            .contains("+    println!(\"new\");")
+            .contains("println!(\"old\");"),
+        "{diff}"
+    );
+    assert!(
+        diff["newText"]
+            .as_str()
+            .unwrap()
+            .contains("println!(\"new\");"),
+        "{diff}"
     );
     let kinds: Vec<&str> = params["options"]
         .as_array()
@@ -281,7 +302,7 @@ fn a_rejected_edit_leaves_the_file_unchanged() {
     let (f, lines, _) = edit_answered_with("reject_once");
     let failed = updates(&lines)
         .into_iter()
-        .find(|u| u["sessionUpdate"] == "tool_call_update")
+        .find(|u| u["sessionUpdate"] == "tool_call_update" && u["status"] != "in_progress")
         .unwrap()
         .clone();
     assert_eq!(failed["status"], "failed", "{failed}");

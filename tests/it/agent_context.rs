@@ -127,7 +127,7 @@ fn assert_all_fit(mock: &MockModel, window: usize) {
 async fn crossing_compact_at_summarises_and_folded_results_stay_recallable() {
     let dir = tempfile::tempdir().unwrap();
     let repo = repo_with_big_file(dir.path());
-    let thinking_aloud = "I will look at main next. ".repeat(480);
+    let thinking_aloud = "I will look at main next. ".repeat(560);
     let args = json!({ "path": "src/main.rs", "_intent": "read main" }).to_string();
     let mock = MockModel::start([
         // Turn 1.

@@ -66,6 +66,7 @@ async fn start(url: &str, mode: Mode, model_missing: Option<&str>) -> Fixture {
         fresh_hint: FreshHint::Tui,
         mcp_wait: McpWait::Grace,
         title: None,
+        editor: None,
     };
     let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
     let (host, _stopped) = Host::start(config, manager, events_tx);

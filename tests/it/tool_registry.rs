@@ -165,7 +165,7 @@ fn specs_add_a_required_intent_and_keep_registration_order() {
         .as_str()
         .unwrap();
     assert!(
-        intent_description.contains("why you call this tool"),
+        intent_description.contains("why you call"),
         "{intent_description}"
     );
     let required: Vec<&str> = weather["required"]

@@ -719,3 +719,114 @@ fn question_overlay() {
         type_text(app, "mysq");
     });
 }
+
+const THREE_LINE_DIFF: &str = "--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1,2 +1,2 @@\n fn main() {\n-    old();\n+    new();\n";
+
+#[test]
+fn an_applied_edit_previews_its_change() {
+    snap("edit_applied", |app, _| {
+        ev(app, user_input("rename"));
+        ev(
+            app,
+            AgentEvent::ToolCalls {
+                calls: vec![ToolCall {
+                    id: "e".into(),
+                    name: "edit".into(),
+                    args: json!({"path": "src/main.rs", "_intent": "call new"}),
+                }],
+                meta: meta(),
+            },
+        );
+        ev(
+            app,
+            AgentEvent::ToolResult {
+                outcome: light_agent::protocol::ToolOutcome {
+                    id: "e".into(),
+                    name: "edit".into(),
+                    // What the model gets: a numbered excerpt around the change.
+                    result:
+                        "[what]: edit applied\n[content]:\n1 | fn main() {\n2 |     new();\n3 | }"
+                            .into(),
+                    is_error: false,
+                    display: Some(THREE_LINE_DIFF.into()),
+                },
+                meta: meta(),
+            },
+        );
+        ev(app, stop(StopCause::Done));
+    });
+    let (mut app, _) = app(80, 24);
+    input(&mut app, HostEvent::Status { status: status() });
+    ev(&mut app, user_input("rename"));
+    ev(
+        &mut app,
+        AgentEvent::ToolCalls {
+            calls: vec![ToolCall {
+                id: "e".into(),
+                name: "edit".into(),
+                args: json!({"path": "src/main.rs"}),
+            }],
+            meta: meta(),
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ToolResult {
+            outcome: light_agent::protocol::ToolOutcome {
+                id: "e".into(),
+                name: "edit".into(),
+                result: "[what]: edit applied\n[content]:\n1 | fn main() {".into(),
+                is_error: false,
+                display: Some(THREE_LINE_DIFF.into()),
+            },
+            meta: meta(),
+        },
+    );
+    let text = screen(&mut app, 80, 24);
+    assert!(text.contains("│ -    old();"), "{text}");
+    assert!(text.contains("│ +    new();"), "{text}");
+    assert!(
+        !text.contains("1 | fn main"),
+        "the model's excerpt is not the preview: {text}"
+    );
+}
+
+#[test]
+fn the_approval_overlay_of_a_short_diff_takes_only_its_rows() {
+    let request = light_agent::protocol::ApprovalRequest {
+        call_id: "e".into(),
+        tool: "edit".into(),
+        title: "edit src/main.rs (+1 −1)".into(),
+        detail: light_agent::protocol::ApprovalDetail::Diff {
+            unified: THREE_LINE_DIFF.into(),
+        },
+    };
+    let ask = |app: &mut App| {
+        input(
+            app,
+            HostEvent::ApprovalRequested {
+                id: light_agent::protocol::OpId::new("approval-1"),
+                request: request.clone(),
+            },
+        )
+    };
+    snap("approval_short_diff", |app, _| ask(app));
+    let (mut app, _) = app(80, 24);
+    input(&mut app, HostEvent::Status { status: status() });
+    ask(&mut app);
+    let text = screen(&mut app, 80, 24);
+    let rows: Vec<&str> = text.lines().collect();
+    let title = rows.iter().position(|r| r.contains("approve?")).unwrap();
+    let keys = rows
+        .iter()
+        .position(|r| r.contains("deny (reason)"))
+        .unwrap();
+    let diff_rows = THREE_LINE_DIFF.lines().count();
+    assert_eq!(keys - title - 1, diff_rows, "{text}");
+    let last = rows.iter().rposition(|r| !r.trim().is_empty()).unwrap();
+    assert_eq!(
+        last - title + 1,
+        diff_rows + 3,
+        "title, diff, keys and the status line, no blank rows: {text}"
+    );
+}

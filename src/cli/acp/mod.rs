@@ -9,10 +9,17 @@
 //! - `updates`: agent events as ACP updates (chunks, tool calls).
 //! - `prompt`: content blocks as the host's prompt parts, confined to the
 //!   session's directory.
+//! - `fs`: the client's `fs/read_text_file` / `fs/write_text_file`, which
+//!   the file tools go through when offered (the editor's buffers).
+//! - `commands`: the slash commands offered, `diff`: edits as `diff`
+//!   contents.
 //!
 //! The payload types are the official `agent-client-protocol-schema`
 //! crate's; one task owns every session, so nothing here is locked.
 
+mod commands;
+mod diff;
+mod fs;
 mod mcp;
 mod prompt;
 mod rpc;
@@ -22,6 +29,7 @@ mod updates;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::Path;
+use std::sync::Arc;
 
 use agent_client_protocol_schema::ProtocolVersion;
 use agent_client_protocol_schema::v1::{
@@ -35,9 +43,10 @@ use light_agent::config::{Paths, Settings};
 use light_agent::host::{Host, HostConfig, McpWait, SessionChoice};
 use light_agent::protocol::{HostEvent, Op, PermissionMode, Submission};
 use light_agent::session::SessionManager;
+use light_agent::tool::editor::Editor;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::Exit;
 use super::build::{self, FreshHint};
@@ -68,12 +77,16 @@ pub async fn run(setup: AcpSetup) -> Result<Exit> {
         incoming_tx,
     ));
     let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (fs_tx, mut fs_calls) = mpsc::unbounded_channel();
     let mut agent = AcpAgent {
         setup,
         out: Out::stdout(),
         sessions: HashMap::new(),
         asked: HashMap::new(),
         events: events_tx,
+        fs: fs::FsOffer::default(),
+        fs_calls: fs_tx,
+        fs_asked: HashMap::new(),
         next_key: 0,
     };
     let served = loop {
@@ -88,6 +101,11 @@ pub async fn run(setup: AcpSetup) -> Result<Exit> {
             },
             Some((key, event)) = events.recv() => {
                 if let Err(e) = agent.on_host_event(key, event) {
+                    break Err(e);
+                }
+            }
+            Some(call) = fs_calls.recv() => {
+                if let Err(e) = agent.on_fs_call(call) {
                     break Err(e);
                 }
             }
@@ -114,6 +132,12 @@ struct AcpAgent {
     /// Every host's events, tagged with its session's key (`None`: the
     /// host stopped).
     events: mpsc::UnboundedSender<(u64, Option<HostEvent>)>,
+    /// The client's files, as its `initialize` offered them.
+    fs: fs::FsOffer,
+    /// Where the sessions' file tools send their `fs/*` calls.
+    fs_calls: mpsc::UnboundedSender<fs::FsCall>,
+    /// `fs/*` requests sent, by our request id: where the answer goes.
+    fs_asked: HashMap<u64, oneshot::Sender<Result<Value, String>>>,
     next_key: u64,
 }
 
@@ -142,7 +166,10 @@ impl AcpAgent {
         tracing::debug!("acp: request {method}");
         let outcome = match method {
             "initialize" => match parse::<InitializeRequest>(params) {
-                Ok(_) => return self.out.result(id, initialize()),
+                Ok(request) => {
+                    self.fs = fs::FsOffer::of(&request.client_capabilities.fs);
+                    return self.out.result(id, initialize());
+                }
                 Err(e) => Err(e),
             },
             "authenticate" => return self.out.result(id, serde_json::json!({})),
@@ -208,8 +235,32 @@ impl AcpAgent {
         }
     }
 
-    /// The client's answer to a permission request.
+    /// A file tool's `fs/*` call: sent under its session's id; the answer
+    /// goes back when the client gives it.
+    fn on_fs_call(&mut self, call: fs::FsCall) -> Result<(), OutputError> {
+        let session = self
+            .sessions
+            .get(&call.key)
+            .and_then(|session| session.id.clone());
+        let Some(session) = session else {
+            let _ = call.reply.send(Err("the session is not open".to_string()));
+            return Ok(());
+        };
+        let (method, params) = call.request.message(session);
+        let sent = self.out.request(method, params)?;
+        // Calls whose tool gave up (timed out, cancelled) wait no more.
+        self.fs_asked.retain(|_, reply| !reply.is_closed());
+        self.fs_asked.insert(sent, call.reply);
+        Ok(())
+    }
+
+    /// The client's answer to one of our requests: an `fs/*` call or a
+    /// permission request.
     fn on_response(&mut self, id: &Value, outcome: Result<Value, Value>) {
+        if let Some(reply) = id.as_u64().and_then(|id| self.fs_asked.remove(&id)) {
+            let _ = reply.send(outcome.map_err(|error| fs::error_text(&error)));
+            return;
+        }
         let Some(asked) = id.as_u64().and_then(|id| self.asked.remove(&id)) else {
             tracing::info!("acp: an answer to no request of ours: {id}");
             return;
@@ -304,6 +355,15 @@ impl AcpAgent {
             }
         };
         let mode = settings.permissions.mode.unwrap_or(PermissionMode::Ask);
+        self.next_key += 1;
+        let key = self.next_key;
+        let editor = self.fs.any().then(|| {
+            Editor::new(Arc::new(fs::ClientFiles::new(
+                key,
+                self.fs,
+                self.fs_calls.clone(),
+            )))
+        });
         let config = HostConfig {
             cwd: cwd.clone(),
             paths: self.setup.paths.clone(),
@@ -320,9 +380,8 @@ impl AcpAgent {
             // servers still starting only within the grace.
             mcp_wait: McpWait::Grace,
             title: None,
+            editor,
         };
-        self.next_key += 1;
-        let key = self.next_key;
         let (host_tx, mut host_rx) = mpsc::unbounded_channel();
         let (host, stopped) = Host::start(config, self.setup.manager.clone(), host_tx);
         let events = self.events.clone();
@@ -343,7 +402,10 @@ impl AcpAgent {
         let session = self.session(&request.session_id.0)?;
         let (text, parts) = prompt::to_parts(&session.cwd, &request.prompt)
             .map_err(|why| rpc::error(code::INVALID_PARAMS, why))?;
-        session.prompt(id, text, parts);
+        match commands::op_of(&text).filter(|_| parts.is_empty()) {
+            Some(op) => session.command(id, op),
+            None => session.prompt(id, text, parts),
+        }
         Ok(())
     }
 

@@ -2,13 +2,13 @@
 //! answer, and how its host events become `session/update`s, answers and
 //! `session/request_permission` requests.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 
 use agent_client_protocol_schema::v1::{
-    CurrentModeUpdate, PermissionOption, PermissionOptionKind, PromptResponse,
-    RequestPermissionRequest, SessionMode, SessionModeState, SessionNotification, SessionUpdate,
-    StopReason,
+    ContentBlock, ContentChunk, CurrentModeUpdate, PermissionOption, PermissionOptionKind,
+    PromptResponse, RequestPermissionRequest, SessionMode, SessionModeState, SessionNotification,
+    SessionUpdate, StopReason,
 };
 use light_agent::host::Host;
 use light_agent::protocol::{
@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use super::rpc::{self, Out, code};
-use super::updates;
+use super::{commands, updates};
 use crate::cli::output::OutputError;
 
 /// The modes a session offers, by id (their names).
@@ -104,6 +104,13 @@ pub struct AcpSession {
     cancelled: HashSet<OpId>,
     /// Tools the user rejected for the session ("reject always").
     rejected: HashSet<String>,
+    /// `/undo` and `/diff` prompts, answered by the next message notice
+    /// (the host answers those ops with one).
+    by_notice: VecDeque<OpId>,
+    /// Mode changes sent whose notice has not come back.
+    modes_due: usize,
+    /// Whether a plan was shown (an empty plan then clears it).
+    plan_shown: bool,
     next_prompt: u64,
 }
 
@@ -138,6 +145,9 @@ impl AcpSession {
             jobs: HashMap::new(),
             cancelled: HashSet::new(),
             rejected: HashSet::new(),
+            by_notice: VecDeque::new(),
+            modes_due: 0,
+            plan_shown: false,
             next_prompt: 0,
         }
     }
@@ -156,6 +166,18 @@ impl AcpSession {
             .submit(Submission::new(op.0.clone(), Op::Prompt { text, parts }));
     }
 
+    /// A prompt that is a slash command: `op` is sent instead; the client's
+    /// request `id` is answered when it is done.
+    pub fn command(&mut self, id: Value, op: Op) {
+        self.next_prompt += 1;
+        let op_id = OpId(format!("prompt-{}", self.next_prompt));
+        self.prompts.insert(op_id.clone(), id);
+        if matches!(op, Op::Undo | Op::Diff) {
+            self.by_notice.push_back(op_id.clone());
+        }
+        self.host.submit(Submission::new(op_id.0, op));
+    }
+
     /// `session/cancel`: every prompt sent so far ends `cancelled`.
     pub fn cancel(&mut self) {
         self.cancelled.extend(self.prompts.keys().cloned());
@@ -165,6 +187,7 @@ impl AcpSession {
     /// Uses `mode` from the next gated call on and tells the client.
     pub fn set_mode(&mut self, out: &mut Out, mode: PermissionMode) -> Result<(), OutputError> {
         self.mode = mode;
+        self.modes_due += 1;
         self.host
             .submit(Submission::new("", Op::SetPermissionMode { mode }));
         self.update(
@@ -198,7 +221,7 @@ impl AcpSession {
     ) -> Result<Option<(u64, AskedPermission)>, OutputError> {
         match event {
             HostEvent::Agent { event } => {
-                for update in updates::of_event(&event, false) {
+                for update in updates::of_event(&event, false, &self.cwd) {
                     self.update(out, update)?;
                 }
             }
@@ -266,7 +289,7 @@ impl AcpSession {
                 .collect();
                 let params = RequestPermissionRequest::new(
                     session,
-                    updates::approval_subject(&request),
+                    updates::approval_subject(&request, &self.cwd),
                     options,
                 );
                 let sent = out.request("session/request_permission", params)?;
@@ -290,16 +313,41 @@ impl AcpSession {
                     },
                 ));
             }
+            HostEvent::Plan { plan } if !plan.plan.is_empty() || self.plan_shown => {
+                self.plan_shown = true;
+                self.update(out, updates::plan(&plan))?;
+            }
             HostEvent::Notice {
                 notice: Notice::Message { level, text },
-            } => match level {
-                NoticeLevel::Error => tracing::error!("acp session: {text}"),
-                NoticeLevel::Warn => tracing::warn!("acp session: {text}"),
-                NoticeLevel::Info => tracing::info!("acp session: {text}"),
-            },
+            } => self.on_message(out, level, text)?,
             _ => {}
         }
         Ok(None)
+    }
+
+    /// A message notice: the answer to the oldest `/undo` or `/diff` when
+    /// one waits (notices carry no op id; the host's only other message
+    /// from this session's ops, a mode change's, is told apart by its
+    /// text while one is due), else logged.
+    fn on_message(
+        &mut self,
+        out: &mut Out,
+        level: NoticeLevel,
+        text: String,
+    ) -> Result<(), OutputError> {
+        if self.modes_due > 0 && text.starts_with("permission mode: ") {
+            self.modes_due -= 1;
+        } else if let Some(op) = self.by_notice.pop_front() {
+            let chunk = ContentChunk::new(ContentBlock::from(text));
+            self.update(out, SessionUpdate::AgentMessageChunk(chunk))?;
+            return self.end_prompt(out, &op, Ok(StopReason::EndTurn));
+        }
+        match level {
+            NoticeLevel::Error => tracing::error!("acp session: {text}"),
+            NoticeLevel::Warn => tracing::warn!("acp session: {text}"),
+            NoticeLevel::Info => tracing::info!("acp session: {text}"),
+        }
+        Ok(())
     }
 
     /// The host opened the session: the waiting request is answered (a load
@@ -316,17 +364,19 @@ impl AcpSession {
                 let answer = agent_client_protocol_schema::v1::NewSessionResponse::new(id)
                     .modes(modes(self.mode));
                 out.result(request, answer)?;
+                self.update(out, commands::available())?;
             }
             Some(Opening::Load(request, wanted)) if wanted == id => {
                 self.id = Some(id);
                 for event in recent {
-                    for update in updates::of_event(event, true) {
+                    for update in updates::of_event(event, true, &self.cwd) {
                         self.update(out, update)?;
                     }
                 }
                 let answer = agent_client_protocol_schema::v1::LoadSessionResponse::new()
                     .modes(modes(self.mode));
                 out.result(request, answer)?;
+                self.update(out, commands::available())?;
             }
             Some(Opening::Load(request, wanted)) => {
                 // The host could not open it (busy elsewhere) and made a

@@ -1,16 +1,26 @@
 //! Agent events as ACP `session/update`s: answer and thought chunks, tool
-//! calls with a kind and the places they touch, their results.
+//! calls with a kind and the places they touch, running, then their
+//! results (an edit's as `diff` contents); the plan as a `plan` update.
+
+use std::path::Path;
 
 use agent_client_protocol_schema::v1::{
-    Content, ContentBlock, ContentChunk, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent,
-    ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    Content, ContentBlock, ContentChunk, Plan as AcpPlan, PlanEntry, PlanEntryPriority,
+    PlanEntryStatus, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent, ToolCallLocation,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
-use light_agent::protocol::{AgentEvent, ApprovalDetail, ApprovalRequest, INTENT_FIELD, ToolCall};
+use light_agent::protocol::{
+    AgentEvent, ApprovalDetail, ApprovalRequest, INTENT_FIELD, Plan, StepStatus, ToolCall,
+};
+
+use super::diff;
 
 /// The updates one agent event makes, live (`replay` false: deltas are
-/// streamed, full events already were) or when a stored session is shown
-/// again (`replay` true: the full events, and the user's prompts).
-pub fn of_event(event: &AgentEvent, replay: bool) -> Vec<SessionUpdate> {
+/// streamed, full events already were; a call shows as running as soon as
+/// it is made, since a step's calls start at once) or when a stored session
+/// is shown again (`replay` true: the full events, and the user's prompts).
+/// Paths are shown beneath `cwd`.
+pub fn of_event(event: &AgentEvent, replay: bool, cwd: &Path) -> Vec<SessionUpdate> {
     let chunk = |text: &str| ContentChunk::new(ContentBlock::from(text.to_string()));
     match event {
         AgentEvent::OutputDelta { text, .. } if !replay => {
@@ -28,10 +38,20 @@ pub fn of_event(event: &AgentEvent, replay: bool) -> Vec<SessionUpdate> {
         AgentEvent::Input { text, .. } if replay => {
             vec![SessionUpdate::UserMessageChunk(chunk(text))]
         }
-        AgentEvent::ToolCalls { calls, .. } => calls
-            .iter()
-            .map(|call| SessionUpdate::ToolCall(tool_call(call)))
-            .collect(),
+        AgentEvent::ToolCalls { calls, .. } => {
+            let mut updates = Vec::new();
+            for call in calls {
+                updates.push(SessionUpdate::ToolCall(tool_call(call, cwd)));
+                if !replay {
+                    let running = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
+                    updates.push(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                        call.id.clone(),
+                        running,
+                    )));
+                }
+            }
+            updates
+        }
         AgentEvent::ToolResult { outcome, .. } => {
             let status = if outcome.is_error {
                 ToolCallStatus::Failed
@@ -39,8 +59,8 @@ pub fn of_event(event: &AgentEvent, replay: bool) -> Vec<SessionUpdate> {
                 ToolCallStatus::Completed
             };
             let mut content = vec![text_content(&outcome.result)];
-            if let Some(diff) = &outcome.display {
-                content.push(text_content(&format!("```diff\n{diff}\n```")));
+            if let Some(unified) = &outcome.display {
+                content.extend(diff_contents(cwd, unified));
             }
             let fields = ToolCallUpdateFields::new()
                 .status(status)
@@ -56,17 +76,53 @@ pub fn of_event(event: &AgentEvent, replay: bool) -> Vec<SessionUpdate> {
 }
 
 /// A tool call as ACP shows it: pending, with its kind, a title, the
-/// places it touches and its arguments.
-fn tool_call(call: &ToolCall) -> AcpToolCall {
+/// places it touches (absolute, beneath `cwd`, so an editor can follow)
+/// and its arguments.
+fn tool_call(call: &ToolCall, cwd: &Path) -> AcpToolCall {
     AcpToolCall::new(call.id.clone(), title(call))
         .kind(kind(&call.name))
         .status(ToolCallStatus::Pending)
-        .locations(locations(&call.args))
+        .locations(locations(&call.args, cwd))
         .raw_input(call.args.clone())
 }
 
+/// A change's unified diff as one `diff` content per file (the text
+/// itself when it names no file).
+fn diff_contents(cwd: &Path, unified: &str) -> Vec<ToolCallContent> {
+    let diffs = diff::of_unified(cwd, unified);
+    if diffs.is_empty() {
+        return vec![text_content(&format!("```diff\n{unified}\n```"))];
+    }
+    diffs.into_iter().map(ToolCallContent::Diff).collect()
+}
+
+/// The plan as ACP's `plan` update: each step an entry (the steps have no
+/// priority of their own: all medium).
+pub fn plan(plan: &Plan) -> SessionUpdate {
+    let entries = plan
+        .plan
+        .iter()
+        .map(|step| {
+            let status = match step.status {
+                StepStatus::Pending => PlanEntryStatus::Pending,
+                StepStatus::InProgress => PlanEntryStatus::InProgress,
+                StepStatus::Completed => PlanEntryStatus::Completed,
+            };
+            PlanEntry::new(step.step.clone(), PlanEntryPriority::Medium, status)
+        })
+        .collect();
+    SessionUpdate::Plan(AcpPlan::new(entries))
+}
+
 /// The tool call an approval is about, with what it would change or run.
-pub fn approval_subject(request: &ApprovalRequest) -> ToolCallUpdate {
+pub fn approval_subject(request: &ApprovalRequest, cwd: &Path) -> ToolCallUpdate {
+    if let ApprovalDetail::Diff { unified } = &request.detail {
+        let fields = ToolCallUpdateFields::new()
+            .title(request.title.clone())
+            .kind(kind(&request.tool))
+            .content(diff_contents(cwd, unified));
+        return ToolCallUpdate::new(request.call_id.clone(), fields);
+    }
     let shown = match &request.detail {
         ApprovalDetail::Diff { unified } => format!("```diff\n{unified}\n```"),
         ApprovalDetail::Command {
@@ -125,7 +181,7 @@ fn title(call: &ToolCall) -> String {
 
 /// The files a call names (`path`, `paths`), with its first line when it
 /// gives one (`start_line`, `line`).
-fn locations(args: &serde_json::Value) -> Vec<ToolCallLocation> {
+fn locations(args: &serde_json::Value, cwd: &Path) -> Vec<ToolCallLocation> {
     let line = ["start_line", "line"]
         .iter()
         .find_map(|key| args.get(key).and_then(serde_json::Value::as_u64))
@@ -140,7 +196,7 @@ fn locations(args: &serde_json::Value) -> Vec<ToolCallLocation> {
     paths
         .into_iter()
         .filter(|path| !path.is_empty() && *path != INTENT_FIELD)
-        .map(|path| ToolCallLocation::new(path).line(line))
+        .map(|path| ToolCallLocation::new(cwd.join(path)).line(line))
         .collect()
 }
 
@@ -156,7 +212,9 @@ mod tests {
             name: "read_file".into(),
             args: json!({"path": "src/main.rs", "start_line": 12, "_intent": "see main"}),
         };
-        let update = serde_json::to_value(SessionUpdate::ToolCall(tool_call(&call))).unwrap();
+        let update =
+            serde_json::to_value(SessionUpdate::ToolCall(tool_call(&call, Path::new("/w"))))
+                .unwrap();
         assert_eq!(update["sessionUpdate"], "tool_call");
         assert_eq!(update["kind"], "read");
         // `pending` is the default, which the schema leaves out.
@@ -164,7 +222,7 @@ mod tests {
         assert_eq!(update["toolCallId"], "c1");
         assert_eq!(
             update["locations"],
-            json!([{"path": "src/main.rs", "line": 12}])
+            json!([{"path": "/w/src/main.rs", "line": 12}])
         );
         assert_eq!(update["title"], "read_file src/main.rs — see main");
     }

@@ -92,6 +92,18 @@ impl Tool for ApplyPatchTool {
             Ok(Err(output)) => return output,
             Err(interrupted) => return interrupted.into_output(NAME),
         };
+        let mut edited = Vec::with_capacity(loaded.len());
+        for (existing, target_exists) in loaded {
+            let existing = match existing {
+                Some(existing) => match change::as_edited(&ctx, existing).await {
+                    Ok(existing) => Some(existing),
+                    Err(output) => return output,
+                },
+                None => None,
+            };
+            edited.push((existing, target_exists));
+        }
+        let loaded = edited;
         let mut changes = Vec::new();
         for (op, ((rel, moved), (existing, target_exists))) in
             ops.into_iter().zip(targets.into_iter().zip(loaded))

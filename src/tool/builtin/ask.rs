@@ -66,6 +66,10 @@ impl Tool for AskUserTool {
         DESCRIPTION
     }
 
+    fn asks_intent(&self) -> bool {
+        false
+    }
+
     async fn execute(&self, args: AskUserArgs, ctx: ToolContext) -> ToolOutput {
         let questions: Vec<Question> = args
             .questions

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::permission::{ApprovalDetail, ApprovalRequest, GateRequest};
+use crate::tool::editor::Editor;
 use crate::tool::fs::{FsRefusalKind, RelPath, Root};
 use crate::tool::journal::{PriorContent, PriorFile};
 use crate::tool::labelled::Labelled;
@@ -263,24 +264,27 @@ pub(crate) async fn apply(ctx: &ToolContext, tool: &str, changes: Vec<FileChange
             ));
         }
     }
-    let root = ctx.root.clone();
     let changes = std::sync::Arc::new(changes);
-    let writing = changes.clone();
-    let written = blocking::run_blocking(&ctx.cancel, move |_| write_all(&root, &writing)).await;
-    match written {
-        Ok(Ok(())) => {
-            for change in changes.iter() {
-                if let Some(from) = change.moved_from() {
-                    ctx.seen.forget(&from.path);
-                }
-                match &change.after {
-                    Some(bytes) => ctx.seen.saw(&change.rel.to_string(), bytes),
-                    None => ctx.seen.forget(&change.rel.to_string()),
-                }
-            }
+    let written = match ctx.editor.as_ref().filter(|e| e.writes()) {
+        Some(editor) => write_through_editor(ctx, editor, tool, &changes).await,
+        None => {
+            let (root, writing) = (ctx.root.clone(), changes.clone());
+            blocking::run_blocking(&ctx.cancel, move |_| write_all(&root, &writing))
+                .await
+                .unwrap_or_else(|interrupted| Err(interrupted.into_output(tool)))
         }
-        Ok(Err(output)) => return output,
-        Err(interrupted) => return interrupted.into_output(tool),
+    };
+    if let Err(output) = written {
+        return output;
+    }
+    for change in changes.iter() {
+        if let Some(from) = change.moved_from() {
+            ctx.seen.forget(&from.path);
+        }
+        match &change.after {
+            Some(bytes) => ctx.seen.saw(&change.rel.to_string(), bytes),
+            None => ctx.seen.forget(&change.rel.to_string()),
+        }
     }
     let mut text = summaries.join("\n");
     for diff in diffs.iter().filter(|d| !d.excerpt.is_empty()) {
@@ -296,30 +300,8 @@ pub(crate) async fn apply(ctx: &ToolContext, tool: &str, changes: Vec<FileChange
 /// tree untouched), then commits, then removes.
 fn write_all(root: &Root, changes: &[FileChange]) -> Result<(), ToolOutput> {
     for change in changes {
-        let current = match &change.before {
-            Some(before) => load(root, &before.rel)?.map(|l| l.bytes),
-            None => load(root, &change.rel)?.map(|l| l.bytes),
-        };
-        let expected = change.before.as_ref().map(|b| &b.bytes);
-        if current.as_ref() != expected {
-            let path = change
-                .before
-                .as_ref()
-                .map_or(change.rel.to_string(), |b| b.path.clone());
-            return Err(ToolOutput::error(
-                Labelled::what(format!(
-                    "{path} changed on disk while the change was prepared; nothing was written"
-                ))
-                .line("how", "read the file again and retry")
-                .finish(),
-            ));
-        }
-        if change.moved_from().is_some() && root.stat(&change.rel)?.is_some() {
-            return Err(ToolOutput::error(format!(
-                "{} already exists; nothing was written",
-                change.rel
-            )));
-        }
+        let current = load(root, change.source())?.map(|l| l.bytes);
+        check_current(root, change, current)?;
     }
     let mut staged = Vec::new();
     for change in changes {
@@ -333,6 +315,49 @@ fn write_all(root: &Root, changes: &[FileChange]) -> Result<(), ToolOutput> {
     for file in staged {
         file.commit()?;
     }
+    remove_sources(root, changes)
+}
+
+impl FileChange {
+    /// The file the change was prepared from (the target when new).
+    fn source(&self) -> &RelPath {
+        self.before.as_ref().map_or(&self.rel, |b| &b.rel)
+    }
+}
+
+/// Refuses the change when its file is no longer what it was prepared
+/// from (`current`: its bytes now), or a move's destination appeared.
+fn check_current(
+    root: &Root,
+    change: &FileChange,
+    current: Option<Vec<u8>>,
+) -> Result<(), ToolOutput> {
+    let expected = change.before.as_ref().map(|b| &b.bytes);
+    if current.as_ref() != expected {
+        let path = change
+            .before
+            .as_ref()
+            .map_or(change.rel.to_string(), |b| b.path.clone());
+        return Err(ToolOutput::error(
+            Labelled::what(format!(
+                "{path} changed on disk while the change was prepared; nothing was written"
+            ))
+            .line("how", "read the file again and retry")
+            .finish(),
+        ));
+    }
+    if change.moved_from().is_some() && root.stat(&change.rel)?.is_some() {
+        return Err(ToolOutput::error(format!(
+            "{} already exists; nothing was written",
+            change.rel
+        )));
+    }
+    Ok(())
+}
+
+/// Removes deleted files and the sources of moves (an already missing one
+/// is fine).
+fn remove_sources(root: &Root, changes: &[FileChange]) -> Result<(), ToolOutput> {
     for change in changes {
         let removed = match (&change.before, &change.after) {
             (Some(before), None) => Some(&before.rel),
@@ -347,4 +372,100 @@ fn write_all(root: &Root, changes: &[FileChange]) -> Result<(), ToolOutput> {
         }
     }
     Ok(())
+}
+
+/// `loaded` as the editor holds it (its unsaved buffer), when reads and
+/// writes both go through one; else as it is on disk (a change made from
+/// a buffer but written to disk would overwrite the file with text it
+/// never held, and the checks before writing compare with the disk).
+pub(crate) async fn as_edited(ctx: &ToolContext, mut loaded: Loaded) -> Result<Loaded, ToolOutput> {
+    let Some(editor) = ctx.editor.as_ref().filter(|e| e.reads() && e.writes()) else {
+        return Ok(loaded);
+    };
+    let text = editor.read(&ctx.root, &loaded.rel, &ctx.cancel).await?;
+    if text.len() > MAX_EDIT_BYTES {
+        return Err(too_large(&loaded.path, text.len()));
+    }
+    loaded.bytes = text.into_bytes();
+    Ok(loaded)
+}
+
+/// [`write_all`] through the editor: the same checks on the files as the
+/// editor holds them, every target checked and its folders made before the
+/// first write, then each file written by the editor (a file that is not
+/// UTF-8 atomically on disk), then removals on disk. The editor writes one
+/// file at a time: when one fails, the error names those already written.
+async fn write_through_editor(
+    ctx: &ToolContext,
+    editor: &Editor,
+    tool: &str,
+    changes: &[FileChange],
+) -> Result<(), ToolOutput> {
+    let interrupted = |i: blocking::Interrupted| i.into_output(tool);
+    for change in changes {
+        let (root, source) = (ctx.root.clone(), change.source().clone());
+        let current = blocking::run_blocking(&ctx.cancel, move |_| load(&root, &source))
+            .await
+            .map_err(interrupted)??;
+        let current = match current {
+            Some(loaded) => Some(as_edited(ctx, loaded).await?.bytes),
+            None => None,
+        };
+        check_current(&ctx.root, change, current)?;
+    }
+    let root = ctx.root.clone();
+    let targets: Vec<RelPath> = changes
+        .iter()
+        .filter(|c| c.after.is_some())
+        .map(|c| c.rel.clone())
+        .collect();
+    blocking::run_blocking(&ctx.cancel, move |_| {
+        for rel in &targets {
+            if let Some(parent) = rel.parent().filter(|p| !p.is_root()) {
+                root.create_dir_all(&parent)?;
+            }
+            root.located(rel)?;
+        }
+        Ok::<(), ToolOutput>(())
+    })
+    .await
+    .map_err(interrupted)??;
+    let mut written: Vec<String> = Vec::new();
+    for change in changes {
+        let Some(bytes) = &change.after else { continue };
+        let result = match std::str::from_utf8(bytes) {
+            Ok(text) => {
+                editor
+                    .write(&ctx.root, &change.rel, text.to_string(), &ctx.cancel)
+                    .await
+            }
+            Err(_) => {
+                let (root, rel, bytes) = (ctx.root.clone(), change.rel.clone(), bytes.clone());
+                let mode = change.before.as_ref().map(|b| b.mode);
+                blocking::run_blocking(&ctx.cancel, move |_| {
+                    root.stage(&rel, &bytes, mode)?.commit()?;
+                    Ok::<(), ToolOutput>(())
+                })
+                .await
+                .map_err(interrupted)
+                .and_then(|r| r)
+            }
+        };
+        if let Err(mut output) = result {
+            if !written.is_empty() {
+                let _ = write!(
+                    output.content,
+                    "\n[already written]: {}",
+                    written.join(", ")
+                );
+            }
+            return Err(output);
+        }
+        written.push(change.rel.to_string());
+    }
+    let root = ctx.root.clone();
+    let changes = changes.to_vec();
+    blocking::run_blocking(&ctx.cancel, move |_| remove_sources(&root, &changes))
+        .await
+        .map_err(interrupted)?
 }

@@ -17,17 +17,21 @@ const DESCRIPTION: &str = "Replace text in one file: each old_string must occur 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditArgs {
     /// File to change.
+    #[schemars(transform = crate::tool::unexplained)]
     pub path: String,
     /// Applied together.
+    #[schemars(transform = crate::tool::unexplained)]
     pub edits: Vec<EditItem>,
 }
 
 /// One replacement.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = crate::tool::unexplained)]
 pub struct EditItem {
     /// Exact text, unique in the file.
     pub old_string: String,
     /// Its replacement.
+    #[schemars(transform = crate::tool::unexplained)]
     pub new_string: String,
     /// Replace every occurrence.
     #[serde(default)]
@@ -134,6 +138,10 @@ impl Tool for EditTool {
             }
             Ok(Err(output)) => return output,
             Err(interrupted) => return interrupted.into_output(NAME),
+        };
+        let loaded = match change::as_edited(&ctx, loaded).await {
+            Ok(loaded) => loaded,
+            Err(output) => return output,
         };
         if let Err(stale) = change::check_fresh(&ctx, &loaded, false) {
             return stale;

@@ -35,8 +35,8 @@ const MAX_LINE_CHARS: usize = 500;
 /// Search strings that would match (nearly) every line.
 const CATCH_ALLS: [&str; 6] = [".", ".*", ".+", "^.*$", "^.+$", "*"];
 
-const DESCRIPTION: &str = "Find where literal, case-sensitive strings occur (path:line and the \
-line), e.g. \"fn parse\" or an error text. No regex, globs, paths or flags; not for listing files.";
+const DESCRIPTION: &str = "Find where literal, case-sensitive strings occur, e.g. \"fn parse\" \
+or an error text. No regex, globs, paths or flags; not for listing files.";
 
 /// Arguments of `grep`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -72,6 +72,10 @@ impl Tool for UpdatePlanTool {
         DESCRIPTION
     }
 
+    fn asks_intent(&self) -> bool {
+        false
+    }
+
     async fn execute(&self, args: UpdatePlanArgs, _ctx: ToolContext) -> ToolOutput {
         match Plan::from(args).check() {
             Ok(()) => ToolOutput::ok("Plan updated."),

@@ -28,6 +28,14 @@ pub fn shell_prompts() -> &'static str {
     include_str!("../../../assets/prompts/shell_tools.md")
 }
 
+/// Name of the planning tools' section (`<planning>`).
+pub const PLANNING_PROMPTS_NAME: &str = "planning";
+
+/// When to keep a plan with `update_plan` and when to `ask_user`.
+pub fn planning_prompts() -> &'static str {
+    include_str!("../../../assets/prompts/planning.md")
+}
+
 /// One section of the system prompt about built-in tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolPrompt {
@@ -40,8 +48,8 @@ pub struct ToolPrompt {
 }
 
 /// Every built-in family's section: exploration, writing (patch or
-/// replace, by which tools are registered) and commands.
-pub fn tool_prompt_sections() -> [ToolPrompt; 4] {
+/// replace, by which tools are registered), commands and planning.
+pub fn tool_prompt_sections() -> [ToolPrompt; 5] {
     use super::EditFormat;
     [
         ToolPrompt {
@@ -63,6 +71,11 @@ pub fn tool_prompt_sections() -> [ToolPrompt; 4] {
             name: SHELL_PROMPTS_NAME,
             text: shell_prompts(),
             tools: &["shell"],
+        },
+        ToolPrompt {
+            name: PLANNING_PROMPTS_NAME,
+            text: planning_prompts(),
+            tools: &["update_plan", "ask_user"],
         },
     ]
 }

@@ -25,16 +25,15 @@ const NAME: &str = "tree";
 const DEFAULT_MAX_FILES: u32 = 300;
 const MAX_MAX_FILES: u32 = 1000;
 
-const DESCRIPTION: &str = "The project's file tree with sizes, ignored and hidden files left out: \
-for structure and where key files live.";
+const DESCRIPTION: &str = "The project's file tree with sizes, ignored and hidden files left out.";
 
 /// Arguments of `tree`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TreeArgs {
-    /// Directory to list (default ".").
+    /// Directory to list.
     #[serde(default = "default_path")]
     pub path: String,
-    /// Most files to list (default 300).
+    /// Most files to list.
     #[serde(default = "default_max_files")]
     #[schemars(range(min = 1, max = 1000))]
     pub max_files: u32,

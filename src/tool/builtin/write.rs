@@ -17,8 +17,10 @@ const DESCRIPTION: &str = "Write a whole file: create it (and its folders), or r
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WriteArgs {
     /// File to write.
+    #[schemars(transform = crate::tool::unexplained)]
     pub path: String,
     /// The whole new content.
+    #[schemars(transform = crate::tool::unexplained)]
     pub content: String,
 }
 
@@ -61,7 +63,11 @@ impl Tool for WriteTool {
         })
         .await
         {
-            Ok(Ok(loaded)) => loaded,
+            Ok(Ok(Some(loaded))) => match change::as_edited(&ctx, loaded).await {
+                Ok(loaded) => Some(loaded),
+                Err(output) => return output,
+            },
+            Ok(Ok(None)) => None,
             Ok(Err(output)) => return output,
             Err(interrupted) => return interrupted.into_output(NAME),
         };

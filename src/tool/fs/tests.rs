@@ -343,3 +343,32 @@ fn subroots_stay_beneath_their_parent() {
         FsRefusalKind::Escape
     );
 }
+
+#[test]
+fn located_paths_are_real_and_inside_and_never_end_in_a_link() {
+    let f = fixture();
+    for root in roots(&f.cwd) {
+        // Existing and absent files, also through a folder link inside: the
+        // path read back from the folder's handle, without the link.
+        assert_eq!(
+            root.located(&rel("file.txt")).unwrap(),
+            f.cwd.join("file.txt")
+        );
+        assert_eq!(
+            root.located(&rel("new.txt")).unwrap(),
+            f.cwd.join("new.txt")
+        );
+        assert_eq!(
+            root.located(&rel("a/dir_in/deep.txt")).unwrap(),
+            f.cwd.join("a/b/deep.txt")
+        );
+        // A link at the end, in or out, is refused, never followed.
+        for link in ["link_in", "abs_out", "rel_out", "magic"] {
+            let refusal = root.located(&rel(link)).unwrap_err();
+            assert_eq!(refusal.kind, FsRefusalKind::NotRegular, "{link}");
+        }
+        // A folder on the way that leads out is an escape.
+        assert!(root.located(&rel("dir_out/secret.txt")).is_err());
+        assert!(root.located(&rel("a/b")).is_err(), "a folder");
+    }
+}

@@ -168,6 +168,45 @@ impl Root {
         rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|e| self.io_refusal(e, rel))
     }
 
+    /// The absolute path by which another process (an editor) may open
+    /// `rel` without leaving the root: its folder resolved beneath the root
+    /// and read back from that handle (so no symlink is in it), joined with
+    /// the final name, which must be absent or a regular file — a symlink
+    /// there is refused, never followed. Refused when the path is denied or,
+    /// read back, not beneath the root.
+    pub fn located(&self, rel: &RelPath) -> Result<PathBuf, FsRefusal> {
+        let (dir, name) = self.parent_of(rel)?;
+        match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {}
+            Ok(stat) => {
+                let kind = super::FileIdentity::from_stat(&stat).kind();
+                let reason = format!("it is {}", kind.describe());
+                return Err(self.refusal(
+                    FsRefusalKind::NotRegular,
+                    &rel.to_string(),
+                    Some(&reason),
+                ));
+            }
+            Err(Errno::NOENT) => {}
+            Err(e) => return Err(self.io_refusal(e, rel)),
+        }
+        let folder = match super::real_location(&dir) {
+            Some(folder) => folder,
+            None => {
+                let parent = rel.parent().unwrap_or_else(RelPath::root);
+                self.inner.canonical.join(parent.to_os_path())
+            }
+        };
+        let path = folder.join(name);
+        if !path.starts_with(&self.inner.canonical) {
+            return Err(self.refusal(FsRefusalKind::Escape, &rel.to_string(), None));
+        }
+        if self.inner.denied.covers(&path) {
+            return Err(self.refusal(FsRefusalKind::Denied, &rel.to_string(), None));
+        }
+        Ok(path)
+    }
+
     /// The handle of the folder holding `rel`, and `rel`'s last name.
     fn parent_of<'a>(&self, rel: &'a RelPath) -> Result<(OwnedFd, &'a OsStr), FsRefusal> {
         let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) else {

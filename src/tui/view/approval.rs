@@ -146,6 +146,14 @@ impl ApprovalView {
         self.rows.is_empty()
     }
 
+    /// Rows the overlay needs to show all of its subject: the title, the
+    /// subject's rows and the keys.
+    pub fn height(&self) -> u16 {
+        u16::try_from(self.rows.len())
+            .unwrap_or(u16::MAX)
+            .saturating_add(2)
+    }
+
     /// Handles a key; `Some` when the user answered.
     pub fn key(&mut self, key: KeyEvent) -> Option<ApprovalDecision> {
         if let Some(reason) = self.reason.as_mut() {

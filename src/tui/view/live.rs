@@ -69,9 +69,9 @@ pub fn render(app: &App, width: u16, screen_height: u16) -> LiveFrame {
         .min(budget.saturating_sub(1))
         .max(1);
     if let Some(approval) = app.approvals.first() {
-        // A change waits for the user: the overlay takes every row above
-        // the status line.
-        let rows = budget.max(2);
+        // A change waits for the user: the overlay takes the rows its
+        // subject needs (a long diff scrolls), above the status line.
+        let rows = approval.height().saturating_add(1).min(budget).max(2);
         let mut buffer = Buffer::empty(Rect::new(0, 0, width, rows));
         approval.render(
             Rect::new(0, 0, width, rows - 1),

@@ -8,6 +8,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
+use super::diff_line::DiffLine;
 use super::format_duration;
 use super::notice::truncate;
 use crate::protocol::{ToolCall, ToolOutcome};
@@ -119,26 +120,70 @@ impl ToolPane {
             }
         }
         if let Some(outcome) = &self.outcome {
-            let body = if outcome.is_error {
-                Style::new().fg(Color::Red)
-            } else {
-                Style::new().fg(Color::Gray)
-            };
-            let lines = preview_lines(&outcome.result, outcome.is_error);
-            for l in lines.iter().take(preview) {
+            let rows = preview_rows(&self.call.name, outcome);
+            for (text, style) in rows.iter().take(preview) {
                 out.push(Line::from(vec![
                     Span::styled("  │ ", gutter),
-                    Span::styled(truncate(l, w.saturating_sub(4)), body),
+                    Span::styled(truncate(text, w.saturating_sub(4)), *style),
                 ]));
             }
-            if lines.len() > preview {
+            if rows.len() > preview {
                 out.push(Line::from(Span::styled(
-                    format!("  │ +{} lines", lines.len() - preview),
+                    format!("  │ +{} lines", rows.len() - preview),
                     gutter,
                 )));
             }
         }
         out
+    }
+}
+
+/// The rows a finished call's pane previews, each with its style: an
+/// applied change's diff (`-`/`+` lines coloured as in the approval
+/// overlay, not the numbered excerpt the model gets), else the result's
+/// body — a file list without the sizes meant for the model.
+fn preview_rows(tool: &str, outcome: &ToolOutcome) -> Vec<(String, Style)> {
+    if outcome.is_error {
+        let style = Style::new().fg(Color::Red);
+        return outcome
+            .result
+            .lines()
+            .map(|l| (l.to_string(), style))
+            .collect();
+    }
+    if let Some(diff) = &outcome.display {
+        return diff.lines().filter_map(diff_row).collect();
+    }
+    let body = Style::new().fg(Color::Gray);
+    preview_lines(&outcome.result)
+        .into_iter()
+        .map(|l| match tool {
+            "tree" => without_size(l),
+            _ => l,
+        })
+        .map(|l| (l.to_string(), body))
+        .collect()
+}
+
+/// One diff line as a preview row; the file headers are left out (the
+/// pane's head names the file).
+fn diff_row(line: &str) -> Option<(String, Style)> {
+    let row = match DiffLine::of(line) {
+        DiffLine::File(_) => return None,
+        DiffLine::Hunk(text) => (text.to_string(), Style::new().fg(Color::Cyan)),
+        DiffLine::Added(text) => (format!("+{text}"), Style::new().fg(Color::Green)),
+        DiffLine::Removed(text) => (format!("-{text}"), Style::new().fg(Color::Red)),
+        DiffLine::Context(text) => (format!(" {text}"), Style::new().fg(Color::Gray)),
+        DiffLine::Note(text) => (text.to_string(), Style::new().fg(Color::DarkGray)),
+    };
+    Some(row)
+}
+
+/// A `tree` entry without its ` | size: N bytes`.
+fn without_size(line: &str) -> &str {
+    match line.rsplit_once(" | size: ") {
+        Some((entry, size)) if size.ends_with(" bytes") => entry,
+        _ => line,
     }
 }
 
@@ -308,12 +353,9 @@ mod tests {
 
 /// The lines of a result worth previewing: for the built-in tools' layouts
 /// the body after their header (matches, file lines, the file list), else
-/// every line. Errors are shown from the top.
-fn preview_lines(result: &str, is_error: bool) -> Vec<&str> {
+/// every line.
+fn preview_lines(result: &str) -> Vec<&str> {
     let lines: Vec<&str> = result.lines().collect();
-    if is_error {
-        return lines;
-    }
     let body_start = lines
         .iter()
         .position(|l| *l == "[content]:" || l.starts_with("Scope: `") || l.starts_with("Files: "));
@@ -329,21 +371,62 @@ fn preview_lines(result: &str, is_error: bool) -> Vec<&str> {
 
 #[cfg(test)]
 mod preview_tests {
-    use super::preview_lines;
+    use super::{preview_lines, preview_rows};
+    use crate::protocol::ToolOutcome;
+
+    fn outcome(result: &str, display: Option<&str>) -> ToolOutcome {
+        ToolOutcome {
+            id: "c1".into(),
+            name: "x".into(),
+            result: result.into(),
+            is_error: false,
+            display: display.map(str::to_string),
+        }
+    }
+
+    fn texts(tool: &str, outcome: &ToolOutcome) -> Vec<String> {
+        preview_rows(tool, outcome)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    #[test]
+    fn an_applied_change_previews_its_diff_not_the_models_excerpt() {
+        let applied = outcome(
+            "[what]: edit applied\n[content]:\n15 | a\n16 | b\n17 | c\n+1 lines",
+            Some("--- a/x.rs\n+++ b/x.rs\n@@ -16,1 +16,1 @@\n-old\n+new\n"),
+        );
+        assert_eq!(
+            texts("edit", &applied),
+            ["@@ -16,1 +16,1 @@", "-old", "+new"]
+        );
+    }
+
+    #[test]
+    fn a_tree_previews_its_entries_without_sizes() {
+        let tree = outcome("Files: 2\n\n- src/\n  - main.rs | size: 67 bytes", None);
+        assert_eq!(texts("tree", &tree), ["- src/", "  - main.rs"]);
+        // Another tool's line that merely looks so is left alone.
+        let other = outcome("x | size: 3 bytes", None);
+        assert_eq!(texts("grep", &other), ["x | size: 3 bytes"]);
+    }
 
     #[test]
     fn built_in_results_preview_their_body_not_their_header() {
         let grep = "## grep match results\n\nSearched for:\n- `fn main`\n\nScope: `.`\n\n- src/main.rs:1\n  fn main() {}";
-        assert_eq!(
-            preview_lines(grep, false),
-            ["- src/main.rs:1", "  fn main() {}"]
-        );
+        assert_eq!(preview_lines(grep), ["- src/main.rs:1", "  fn main() {}"]);
         let read = "[what]: file_content\n[path]: a.rs\n[content]:\n1 | x";
-        assert_eq!(preview_lines(read, false), ["1 | x"]);
-        assert_eq!(preview_lines("plain\nresult", false), ["plain", "result"]);
+        assert_eq!(preview_lines(read), ["1 | x"]);
+        assert_eq!(preview_lines("plain\nresult"), ["plain", "result"]);
+        let failed = ToolOutcome {
+            is_error: true,
+            ..outcome("[what]: bad\nScope: `x`", None)
+        };
         assert_eq!(
-            preview_lines("[what]: bad\nScope: `x`", true),
-            ["[what]: bad", "Scope: `x`"]
+            texts("grep", &failed),
+            ["[what]: bad", "Scope: `x`"],
+            "errors from the top"
         );
     }
 }

@@ -175,6 +175,32 @@ impl Pty {
         }
     }
 
+    /// Waits until the bytes the program wrote hold `needle` (escape
+    /// sequences included); returns when that was first seen.
+    pub fn wait_for_bytes(&self, needle: &[u8], timeout: Duration) -> Instant {
+        let deadline = Instant::now() + timeout;
+        let mut seen = self.seen();
+        loop {
+            if !find_all(&seen.raw, needle).is_empty() {
+                return Instant::now();
+            }
+            let now = Instant::now();
+            if now >= deadline || seen.closed {
+                let text = all_text(&mut seen.parser);
+                drop(seen);
+                panic!(
+                    "waited {timeout:?} for {needle:?} in the output; the terminal shows:\n{text}"
+                );
+            }
+            seen = self
+                .shared
+                .changed
+                .wait_timeout(seen, deadline - now)
+                .unwrap()
+                .0;
+        }
+    }
+
     /// Waits until `needle` is on the visible screen.
     pub fn wait_for_text(&self, needle: &str, timeout: Duration) -> Instant {
         self.wait_until(&format!("{needle:?} on screen"), timeout, |p| {

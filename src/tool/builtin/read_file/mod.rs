@@ -22,6 +22,7 @@ mod index;
 use index::LineIndex;
 
 use super::blocking::{self, StopFlag};
+use crate::tool::editor::Editor;
 use crate::tool::fs::{FileKind, FsRefusal, FsRefusalKind, OpenedFile, RelPath, Root};
 use crate::tool::labelled::Labelled;
 use crate::tool::seen::SeenFiles;
@@ -42,6 +43,7 @@ with [complete] and a [next] call to copy. From a grep hit pass start_line (end_
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadFileArgs {
     /// File to read.
+    #[schemars(transform = crate::tool::unexplained)]
     #[schemars(length(min = 1))]
     pub path: String,
     /// First line, 1-based.
@@ -89,6 +91,13 @@ impl Tool for ReadFileTool {
             end_line: args.end_line,
             byte_offset: args.byte_offset,
         };
+        if let Some(editor) = ctx.editor.as_ref().filter(|e| e.reads())
+            && root == ctx.root
+            && request.byte_offset.is_none()
+            && let Some(output) = read_edited(&ctx, editor, &rel, &request).await
+        {
+            return output;
+        }
         // Opening is blocking work too (a slow or hung file system).
         let seen = ctx.seen.clone();
         let read = blocking::run_blocking(&ctx.cancel, move |stop| {
@@ -111,6 +120,41 @@ impl Tool for ReadFileTool {
             Err(interrupted) => interrupted.into_output(NAME),
         }
     }
+}
+
+/// The file as the editor holds it (its unsaved buffer), whole with line
+/// numbers; `None` when the disk should answer instead: a file over
+/// [`WINDOW_BYTES`] (on disk or in the editor) is read in windows from disk.
+/// The file is opened beneath the root first, so a refused path is refused
+/// as on disk and never sent to the editor.
+async fn read_edited(
+    ctx: &ToolContext,
+    editor: &Editor,
+    rel: &RelPath,
+    request: &Request,
+) -> Option<ToolOutput> {
+    let (root, target, shown) = (ctx.root.clone(), rel.clone(), request.clone());
+    let opened = blocking::run_blocking(&ctx.cancel, move |_| match root.open_file(&target) {
+        Ok(opened) => Ok(opened.identity.size),
+        Err(refusal) => Err(refused_open(&root, &target, &shown, refusal)),
+    })
+    .await;
+    match opened {
+        Ok(Ok(size)) if size <= WINDOW_BYTES => {}
+        Ok(Ok(_)) => return None,
+        Ok(Err(output)) => return Some(output),
+        Err(interrupted) => return Some(interrupted.into_output(NAME)),
+    }
+    let text = match editor.read(&ctx.root, rel, &ctx.cancel).await {
+        Ok(text) => text,
+        Err(output) => return Some(output),
+    };
+    if text.len() as u64 > WINDOW_BYTES || text.contains('\0') {
+        // Windows of a large file, and the binary refusal, come from disk.
+        return None;
+    }
+    let size = text.len() as u64;
+    Some(whole(text.into_bytes(), size, request, &ctx.seen))
 }
 
 /// Where a model-given path is: beneath the working directory, or (by
@@ -204,6 +248,7 @@ fn check_request(relative: &str, args: &ReadFileArgs) -> Option<ToolOutput> {
     None
 }
 
+#[derive(Clone)]
 struct Request {
     relative: String,
     start_line: Option<u64>,
@@ -270,6 +315,11 @@ fn read_small(
 ) -> io::Result<ToolOutput> {
     let mut bytes = Vec::new();
     file.take(WINDOW_BYTES).read_to_end(&mut bytes)?;
+    Ok(whole(bytes, size, request, seen))
+}
+
+/// A file read whole (`bytes`, of a file of `size` bytes), numbered.
+fn whole(bytes: Vec<u8>, size: u64, request: &Request, seen: &SeenFiles) -> ToolOutput {
     if bytes.len() as u64 == size {
         // The agent now knows this file whole: the writing tools' stale guard.
         seen.saw(&request.relative, &bytes);
@@ -284,7 +334,7 @@ fn read_small(
             .map(|(line, number)| (number, line.strip_suffix('\r').unwrap_or(line).to_owned()))
             .collect()
     };
-    Ok(ToolOutput::ok(render(&FileView {
+    ToolOutput::ok(render(&FileView {
         relative: &request.relative,
         size,
         total_lines: lines.len() as u64,
@@ -293,7 +343,7 @@ fn read_small(
         reason: "file under the full-read threshold; full content returned",
         next: None,
         hint: None,
-    })))
+    }))
 }
 
 /// A window of a file over [`WINDOW_BYTES`]: the line index (remembered or

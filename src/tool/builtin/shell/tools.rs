@@ -22,9 +22,9 @@ const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Longest `shell_output` wait.
 const MAX_WAIT_MS: u64 = 600_000;
 
-const SHELL_DESCRIPTION: &str = "Run a bash command: exit status, duration, output (stdout and stderr; \
-over 16 KiB its start and end and the full log's path). Sandboxed: writes only in the working \
-directory and $TMPDIR, no network unless configured.";
+const SHELL_DESCRIPTION: &str = "Run a bash command: exit status and output (over 16 KiB: its start, \
+end and the full log's path). Sandboxed: writes only in the working directory and $TMPDIR; no \
+network unless configured.";
 
 const OUTPUT_DESCRIPTION: &str =
     "What a background job printed since the last read, and whether it runs.";
@@ -42,6 +42,7 @@ pub struct ShellArgs {
     #[schemars(range(min = 1, max = 600000))]
     pub timeout_ms: Option<u64>,
     /// Directory to run in (default ".").
+    #[schemars(transform = crate::tool::unexplained)]
     #[serde(default)]
     pub workdir: Option<String>,
     /// Return a job id at once (servers, watchers).
@@ -379,6 +380,10 @@ impl Tool for ShellOutputTool {
         OUTPUT_DESCRIPTION
     }
 
+    fn asks_intent(&self) -> bool {
+        false
+    }
+
     async fn execute(&self, args: ShellOutputArgs, ctx: ToolContext) -> ToolOutput {
         let wait = Duration::from_millis(args.wait_ms.unwrap_or(0).min(MAX_WAIT_MS));
         let read = match self.shell.read_job(&args.id, wait, &ctx.cancel).await {
@@ -425,6 +430,10 @@ impl Tool for ShellKillTool {
 
     fn description(&self) -> &str {
         KILL_DESCRIPTION
+    }
+
+    fn asks_intent(&self) -> bool {
+        false
     }
 
     async fn execute(&self, args: ShellKillArgs, _ctx: ToolContext) -> ToolOutput {

@@ -1,0 +1,21 @@
+import unittest
+
+from stats import mean, median
+
+
+class HiddenStatsTest(unittest.TestCase):
+    def test_mean(self):
+        self.assertEqual(mean([1, 2, 3, 4]), 2.5)
+
+    def test_median_odd(self):
+        self.assertEqual(median([5, 1, 3]), 3)
+        self.assertEqual(median([7]), 7)
+
+    def test_median_even(self):
+        self.assertEqual(median([4, 1, 3, 2]), 2.5)
+        self.assertEqual(median([10, 20]), 15)
+        self.assertEqual(median([6, 2, 9, 1, 8, 3]), 4.5)
+
+
+if __name__ == "__main__":
+    unittest.main()
