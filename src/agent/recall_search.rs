@@ -11,7 +11,8 @@ use super::recall::RecallTool;
 use crate::session::{CallPage, CallQuery, CallRecord};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
-const DESCRIPTION: &str = "Earlier calls of this session (id, tool, path, intent) by words of their intent, path or tool, newest first.";
+const DESCRIPTION: &str =
+    "Find earlier calls of this session by words of their intent, path or tool.";
 
 /// Characters one listed call may take.
 const LINE_CHARS: usize = 240;

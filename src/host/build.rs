@@ -198,7 +198,6 @@ pub fn context_config(
         crate::mcp::PROMPT,
         [format!("{}*", crate::mcp::TOOL_PREFIX)],
     ));
-    prompts.push(super::web::prompt_section());
     let config = ContextConfig {
         prompts,
         project_instructions: instructions,

@@ -1,10 +1,9 @@
 //! `web_fetch` as the settings make it: which private addresses it may
 //! reach (`[web]`) and the small model that answers its `prompt`.
 
-use crate::agent::web_fetch::{NAME, PROMPT, WebFetchTool};
+use crate::agent::web_fetch::WebFetchTool;
 use crate::ai::web::{PrivateAccess, WebClient, WebOptions};
 use crate::config::Settings;
-use crate::context::PromptSection;
 use crate::tool::ToolRegistry;
 
 use super::HostError;
@@ -32,9 +31,4 @@ pub fn register(registry: &ToolRegistry, settings: &Settings) -> Result<(), Host
     registry
         .register(WebFetchTool::new(client, small_model))
         .map_err(|e| HostError::setup(format!("registering web_fetch: {e}")))
-}
-
-/// The system prompt's line about `web_fetch`, sent while it is offered.
-pub fn prompt_section() -> PromptSection {
-    PromptSection::for_tools("web_tools", PROMPT, [NAME])
 }

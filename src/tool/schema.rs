@@ -13,9 +13,6 @@ use serde_json::{Map, Value};
 /// Name of the field every tool schema gains: the model's reason for a call.
 pub(crate) use crate::protocol::INTENT_FIELD;
 
-/// Description of `_intent` shown to the model.
-pub(crate) const INTENT_DESCRIPTION: &str = "why you call it";
-
 /// The schemas of one tool's arguments.
 #[derive(Debug)]
 pub(crate) struct ArgsSchema {
@@ -127,7 +124,9 @@ pub(crate) fn exposed(mut own: Value, asks_intent: bool) -> Option<ArgsSchema> {
         .as_object_mut()?;
     properties.insert(
         INTENT_FIELD.to_owned(),
-        serde_json::json!({ "type": "string", "description": INTENT_DESCRIPTION }),
+        // No description: the system prompt's opening says what `_intent` is
+        // once, instead of every tool repeating it in every request.
+        serde_json::json!({ "type": "string" }),
     );
     let required = object
         .entry("required")

@@ -26,9 +26,6 @@ pub const MAX_REDIRECTS: usize = 5;
 const PROMPT_TEXT_BYTES: usize = 200 * 1024;
 /// The tool's name.
 pub const NAME: &str = "web_fetch";
-/// The prompt section sent while the tool is offered.
-pub const PROMPT: &str =
-    "web_fetch reads a URL the user gave or you found. Never put secrets in a URL.";
 
 // Arguments of `web_fetch`. No doc comments on purpose: the schema is sent
 // with every request (the description says what they are).
@@ -65,7 +62,8 @@ impl Tool for WebFetchTool {
     }
 
     fn description(&self) -> &str {
-        "GET an http(s) URL: HTML as markdown, at most 5 MB. prompt: a question a small model answers from the page (ignored if none is set)."
+        "GET an http(s) URL (never one with secrets in it): HTML as markdown, at most 5 MB. prompt: a \
+         question a small model answers from the page (ignored if none is set)."
     }
 
     async fn execute(&self, args: WebFetchArgs, ctx: ToolContext) -> ToolOutput {
