@@ -154,10 +154,31 @@ impl Pty {
         timeout: Duration,
         mut done: impl FnMut(&mut vt100::Parser) -> bool,
     ) -> Instant {
+        self.wait_on(what, timeout, |seen| {
+            !seen.in_sync && done(&mut seen.parser)
+        })
+    }
+
+    /// Waits until the bytes the program wrote hold `needle` (escape
+    /// sequences included); returns when that was first seen.
+    pub fn wait_for_bytes(&self, needle: &[u8], timeout: Duration) -> Instant {
+        let what = format!("{needle:?} in the output");
+        self.wait_on(&what, timeout, |seen| {
+            !find_all(&seen.raw, needle).is_empty()
+        })
+    }
+
+    /// Waits until `done` holds for what was seen so far.
+    fn wait_on(
+        &self,
+        what: &str,
+        timeout: Duration,
+        mut done: impl FnMut(&mut Seen) -> bool,
+    ) -> Instant {
         let deadline = Instant::now() + timeout;
         let mut seen = self.seen();
         loop {
-            if !seen.in_sync && done(&mut seen.parser) {
+            if done(&mut seen) {
                 return Instant::now();
             }
             let now = Instant::now();
@@ -165,32 +186,6 @@ impl Pty {
                 let text = all_text(&mut seen.parser);
                 drop(seen);
                 panic!("waited {timeout:?} for {what}; the terminal shows:\n{text}");
-            }
-            seen = self
-                .shared
-                .changed
-                .wait_timeout(seen, deadline - now)
-                .unwrap()
-                .0;
-        }
-    }
-
-    /// Waits until the bytes the program wrote hold `needle` (escape
-    /// sequences included); returns when that was first seen.
-    pub fn wait_for_bytes(&self, needle: &[u8], timeout: Duration) -> Instant {
-        let deadline = Instant::now() + timeout;
-        let mut seen = self.seen();
-        loop {
-            if !find_all(&seen.raw, needle).is_empty() {
-                return Instant::now();
-            }
-            let now = Instant::now();
-            if now >= deadline || seen.closed {
-                let text = all_text(&mut seen.parser);
-                drop(seen);
-                panic!(
-                    "waited {timeout:?} for {needle:?} in the output; the terminal shows:\n{text}"
-                );
             }
             seen = self
                 .shared
