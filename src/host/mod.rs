@@ -32,6 +32,7 @@ mod project_mcp_ops;
 mod reports;
 mod sessions;
 mod user_shell;
+mod workspace;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -19,6 +19,9 @@ pub struct TuiOptions {
     pub no_model_message: Option<String>,
     /// A prompt sent as soon as the UI is up.
     pub initial_prompt: Option<String>,
+    /// Image files (`-i`) attached as chips at start (sent with the
+    /// initial prompt when there is one).
+    pub images: Vec<String>,
 }
 
 impl Default for TuiOptions {
@@ -29,6 +32,7 @@ impl Default for TuiOptions {
             tool_preview_lines: 5,
             no_model_message: None,
             initial_prompt: None,
+            images: Vec::new(),
         }
     }
 }

@@ -129,6 +129,8 @@ where
         panic!("LIGHT_AGENT_TEST_PANIC: panicking after the first frame");
     }
     std::thread::spawn(super::highlight::warm_up);
+    // Ctrl+V's clipboard reads run beside the loop and report back here.
+    let (clipboard_tx, mut clipboard_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut last_draw = Instant::now();
     loop {
         let deadline = if app.is_dirty() {
@@ -156,6 +158,7 @@ where
                 Some(input) => Some(AppMsg::Input(input)),
                 None => break,
             },
+            read = clipboard_rx.recv() => read.map(AppMsg::Clipboard),
             () = sleep => None,
         };
         app.set_time(Instant::now(), now_millis());
@@ -195,6 +198,12 @@ where
             if ops.send(op).is_err() {
                 return Ok(());
             }
+        }
+        if app.take_clipboard_request() {
+            let done = clipboard_tx.clone();
+            tokio::spawn(async move {
+                let _ = done.send(super::clipboard::read_image().await);
+            });
         }
         if app.should_quit() {
             break;
