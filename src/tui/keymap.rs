@@ -118,6 +118,10 @@ impl App {
             self.on_picker_action(act);
             return;
         }
+        if self.mention.open && self.mention.matches.is_empty() {
+            // Nothing to choose: Enter sends, Tab and Esc act as without it.
+            self.close_picker();
+        }
         if self.mention.open {
             match act {
                 Action::Up => return self.mention_step(-1),
