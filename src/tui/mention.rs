@@ -115,6 +115,9 @@ pub struct FileIndex {
     checks: HashMap<String, MentionState>,
     asked: Vec<String>,
     matcher: Matcher,
+    /// The last query matched and every entry it matched: a query that
+    /// only adds characters to it is matched against those alone.
+    narrowed: Option<(String, Vec<u32>)>,
 }
 
 impl Default for FileIndex {
@@ -127,6 +130,7 @@ impl Default for FileIndex {
             checks: HashMap::new(),
             asked: Vec::new(),
             matcher: Matcher::new(Config::DEFAULT.match_paths()),
+            narrowed: None,
         }
     }
 }
@@ -135,6 +139,8 @@ impl FileIndex {
     /// Takes a new listing; the states it tells (a folder, a link leading
     /// out) are known at once.
     pub fn set_entries(&mut self, entries: Vec<WorkspaceEntry>, truncated: bool) {
+        // The files may have changed since: every state is asked again.
+        self.forget_checks();
         for entry in &entries {
             let state = match entry.kind {
                 EntryKind::File => continue,
@@ -145,6 +151,7 @@ impl FileIndex {
                 .insert(entry.path.trim_end_matches('/').to_string(), state);
         }
         self.entries = entries;
+        self.narrowed = None;
         self.loaded = true;
         self.truncated = truncated;
         self.listing = false;
@@ -187,26 +194,49 @@ impl FileIndex {
     /// order. An empty query lists the entries in listing order.
     pub fn matches(&mut self, query: &str, limit: usize) -> Vec<&WorkspaceEntry> {
         if query.is_empty() {
+            self.narrowed = None;
             return self.entries.iter().take(limit).collect();
         }
         let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+        // Typing on narrows: every entry the longer query matches, the
+        // shorter one matched (fuzzy atoms only; `!` negates, `'^$` anchor).
+        let candidates: Option<Vec<u32>> = self.narrowed.take().and_then(|(last, hits)| {
+            let plain = |q: &str| !q.contains(['!', '\'', '^', '$', '\\']);
+            (query.starts_with(&last) && plain(query) && !last.ends_with(' ')).then_some(hits)
+        });
         let mut buf = Vec::new();
-        let mut scored: Vec<(u32, usize)> = Vec::new();
-        for (i, entry) in self.entries.iter().enumerate() {
-            let haystack = Utf32Str::new(&entry.path, &mut buf);
-            if let Some(score) = pattern.score(haystack, &mut self.matcher) {
+        let mut scored: Vec<(u32, u32)> = Vec::new();
+        let mut score = |i: u32, matcher: &mut Matcher, scored: &mut Vec<(u32, u32)>| {
+            let haystack = Utf32Str::new(&self.entries[i as usize].path, &mut buf);
+            if let Some(score) = pattern.score(haystack, matcher) {
                 scored.push((score, i));
             }
+        };
+        match candidates {
+            Some(hits) => hits
+                .into_iter()
+                .for_each(|i| score(i, &mut self.matcher, &mut scored)),
+            None => (0..self.entries.len() as u32)
+                .for_each(|i| score(i, &mut self.matcher, &mut scored)),
         }
-        let key =
-            |&(score, i): &(u32, usize)| (std::cmp::Reverse(score), self.entries[i].path.len(), i);
+        self.narrowed = Some((query.to_string(), scored.iter().map(|&(_, i)| i).collect()));
+        let key = |&(score, i): &(u32, u32)| {
+            (
+                std::cmp::Reverse(score),
+                self.entries[i as usize].path.len(),
+                i,
+            )
+        };
         let limit = limit.min(scored.len());
         if limit < scored.len() {
             scored.select_nth_unstable_by_key(limit, key);
             scored.truncate(limit);
         }
         scored.sort_by_key(key);
-        scored.into_iter().map(|(_, i)| &self.entries[i]).collect()
+        scored
+            .into_iter()
+            .map(|(_, i)| &self.entries[i as usize])
+            .collect()
     }
 }
 
@@ -275,6 +305,14 @@ mod tests {
         assert_eq!(paths(&mut index, "main"), ["src/main.rs", "docs/MAIN.md"]);
         assert_eq!(paths(&mut index, "mainrs"), ["src/main.rs"]);
         assert_eq!(paths(&mut index, "menti"), ["src/tui/mention.rs"]);
+        // Narrowing from "m" gives what matching afresh gives.
+        paths(&mut index, "m");
+        assert_eq!(paths(&mut index, "ma"), ["src/main.rs", "docs/MAIN.md"]);
+        assert_eq!(
+            paths(&mut index, "m").len(),
+            3,
+            "a shorter query matches afresh"
+        );
         assert_eq!(index.state("out.txt"), Some(MentionState::Outside));
         assert_eq!(index.state("src/"), Some(MentionState::Directory));
         assert_eq!(index.state("src/main.rs"), None);

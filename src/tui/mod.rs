@@ -86,6 +86,7 @@ pub async fn run(
     let (width, height) = crossterm::terminal::size()?;
     let mut screen = runner::Screen::new(inline_terminal::Stdout::new())?;
     let mut app = App::new(opts, width, height, Instant::now(), now_millis());
+    app.prefetch_files();
     let signalled = std::cell::Cell::new(None);
     let shutdown = async {
         let number = tokio::select! {

@@ -24,6 +24,16 @@ pub struct MentionPicker {
 }
 
 impl App {
+    /// Asks the host for the listing ahead of the first `@`, so the
+    /// picker's first rows come from the cache (the run loop calls it once
+    /// at start; the walk runs on the host's blocking pool).
+    pub fn prefetch_files(&mut self) {
+        if !self.mention.files.listing {
+            self.mention.files.listing = true;
+            self.push_op(Op::ListFiles);
+        }
+    }
+
     /// Whether the `@` picker is shown.
     pub fn picker_open(&self) -> bool {
         self.mention.open
@@ -37,11 +47,8 @@ impl App {
         if typed_at && token.is_some() && !self.mention.open {
             self.mention.open = true;
             self.mention.selected = 0;
-            if !self.mention.files.listing {
-                // Refreshed on every open; the cached listing serves meanwhile.
-                self.mention.files.listing = true;
-                self.push_op(Op::ListFiles);
-            }
+            // Refreshed on every open; the cached listing serves meanwhile.
+            self.prefetch_files();
         }
         match token {
             Some((_, query)) if self.mention.open => self.rematch(&query),
