@@ -190,6 +190,9 @@ impl Composer {
     pub fn key(&mut self, key: KeyEvent) {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
+        if key.code == KeyCode::Backspace && !ctrl && !alt && self.delete_chip_before_cursor() {
+            return;
+        }
         let area = &mut self.area;
         match key.code {
             KeyCode::Char('a') if ctrl => area.move_cursor(CursorMove::Head),
@@ -212,11 +215,7 @@ impl Composer {
             KeyCode::Char(_) if ctrl || alt => {}
             KeyCode::Char(c) => area.insert_char(c),
             KeyCode::Backspace if alt || ctrl => drop(area.delete_word()),
-            KeyCode::Backspace => {
-                if !self.delete_chip_before_cursor() {
-                    self.area.delete_char();
-                }
-            }
+            KeyCode::Backspace => drop(area.delete_char()),
             KeyCode::Delete if alt || ctrl => drop(area.delete_next_word()),
             KeyCode::Delete => drop(area.delete_next_char()),
             KeyCode::Left if alt || ctrl => area.move_cursor(CursorMove::WordBack),
