@@ -146,19 +146,66 @@ async fn a_fake_png_and_a_one_by_100000_image_are_refused_with_their_reason() {
     assert_eq!(mock.request_count(), 0, "nothing reached the model");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hanging_clipboard_tool_is_stopped_with_a_message() {
-    let f = fixture();
+/// A folder holding a fake `wl-paste` running `script`, to put first on PATH.
+fn fake_wl_paste(f: &Workspace, script: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
     let bin = f.dir.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let tool = bin.join("wl-paste");
-    std::fs::write(&tool, "#!/bin/sh\nexec sleep 600\n").unwrap();
-    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::write(&tool, format!("#!/bin/sh\n{script}\n")).unwrap();
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+/// PATH with `first` before the test's own.
+fn path_with(first: &std::path::Path) -> String {
+    let path = std::env::var("PATH").unwrap_or_default();
+    format!("{}:{path}", first.display())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_v_attaches_the_clipboards_image_and_the_request_carries_it() {
+    let f = fixture();
+    let shot = f.dir.path().join("clip.png");
+    std::fs::write(&shot, png(3, 3)).unwrap();
+    let bin = fake_wl_paste(&f, &format!("exec /bin/cat '{}'", shot.display()));
+    let mock = MockModel::start([Reply::openai_text("Pasted.")]).await;
+    let mut cmd = image_command(&f, &mock, &[]);
+    cmd.env("PATH", path_with(&bin));
+    let pty = Pty::spawn(cmd);
+    pty.wait_for_text("gpt-4o", WAIT);
+    pty.send(b"\x16"); // Ctrl+V
+    pty.wait_for_text("[Image #1 clipboard-1.png]", WAIT);
+    pty.type_text(" what is this?");
+    pty.press(Key::Enter);
+    pty.wait_for_anywhere("Pasted.", WAIT);
+    assert_eq!(
+        sent_images(&mock.requests()[0].body),
+        [format!("data:image/png;base64,{}", base64(&png(3, 3)))]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_clipboard_tool_ctrl_v_says_what_to_install() {
+    let f = fixture();
+    let empty = f.dir.path().join("empty-bin");
+    std::fs::create_dir_all(&empty).unwrap();
     let mock = MockModel::start([Reply::openai_text("unused")]).await;
     let mut cmd = image_command(&f, &mock, &[]);
-    let path = std::env::var("PATH").unwrap_or_default();
-    cmd.env("PATH", format!("{}:{path}", bin.display()));
+    cmd.env("PATH", &empty);
+    let pty = Pty::spawn(cmd);
+    pty.wait_for_text("gpt-4o", WAIT);
+    pty.send(b"\x16"); // Ctrl+V
+    pty.wait_for_anywhere("no clipboard tool found: install wl-clipboard", WAIT);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_clipboard_tool_is_stopped_with_a_message() {
+    let f = fixture();
+    let bin = fake_wl_paste(&f, "exec sleep 600");
+    let mock = MockModel::start([Reply::openai_text("unused")]).await;
+    let mut cmd = image_command(&f, &mock, &[]);
+    cmd.env("PATH", path_with(&bin));
     let pty = Pty::spawn(cmd);
     pty.wait_for_text("gpt-4o", WAIT);
     pty.send(b"\x16"); // Ctrl+V
