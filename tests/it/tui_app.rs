@@ -967,9 +967,7 @@ fn a_question_is_declined_by_esc_and_closed_by_an_interrupted_turn() {
 
 #[test]
 fn the_at_picker_asks_for_the_listing_narrows_and_sends_mentions_as_file_parts() {
-    use light_agent::protocol::{
-        EntryKind, MentionCheck, MentionState, PromptPart, WorkspaceEntry,
-    };
+    use light_agent::protocol::{EntryKind, MentionCheck, MentionState, PromptPart};
     let (mut app, _) = app(60, 20);
     type_text(&mut app, "see @");
     assert!(app.picker_open());
@@ -978,21 +976,14 @@ fn the_at_picker_asks_for_the_listing_narrows_and_sends_mentions_as_file_parts()
         [Op::ListFiles],
         "typing @ asks for a fresh listing"
     );
-    let entry = |path: &str, kind| WorkspaceEntry {
-        path: path.into(),
-        kind,
-    };
     input(
         &mut app,
-        HostEvent::Files {
-            entries: vec![
-                entry("src/main.rs", EntryKind::File),
-                entry("src/lib.rs", EntryKind::File),
-                entry("src/", EntryKind::Directory),
-                entry("out.txt", EntryKind::Refused),
-            ],
-            truncated: false,
-        },
+        listing(&[
+            ("src/main.rs", EntryKind::File),
+            ("src/lib.rs", EntryKind::File),
+            ("src/", EntryKind::Directory),
+            ("out.txt", EntryKind::Refused),
+        ]),
     );
     type_text(&mut app, "lib");
     key(&mut app, KeyCode::Tab);

@@ -721,22 +721,15 @@ fn question_overlay() {
 }
 
 fn workspace_listing() -> HostEvent {
-    use light_agent::protocol::{EntryKind, WorkspaceEntry};
-    let entry = |path: &str, kind| WorkspaceEntry {
-        path: path.into(),
-        kind,
-    };
-    HostEvent::Files {
-        entries: vec![
-            entry("docs/guide.md", EntryKind::File),
-            entry("src/main.rs", EntryKind::File),
-            entry("src/tui/mention.rs", EntryKind::File),
-            entry("docs/", EntryKind::Directory),
-            entry("src/", EntryKind::Directory),
-            entry("leak.txt", EntryKind::Refused),
-        ],
-        truncated: false,
-    }
+    use light_agent::protocol::EntryKind;
+    listing(&[
+        ("docs/guide.md", EntryKind::File),
+        ("src/main.rs", EntryKind::File),
+        ("src/tui/mention.rs", EntryKind::File),
+        ("docs/", EntryKind::Directory),
+        ("src/", EntryKind::Directory),
+        ("leak.txt", EntryKind::Refused),
+    ])
 }
 
 #[test]
