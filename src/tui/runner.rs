@@ -124,6 +124,13 @@ where
     while let Ok(input) = inputs.try_recv() {
         app.update(AppMsg::Input(input));
     }
+    // What the App asked for before the loop (the initial prompt, the
+    // file listing) goes now, not with the first key press.
+    for op in app.take_ops() {
+        if ops.send(op).is_err() {
+            return Ok(());
+        }
+    }
     screen.draw(app)?;
     if config.panic_after_first_frame {
         panic!("LIGHT_AGENT_TEST_PANIC: panicking after the first frame");
