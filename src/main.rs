@@ -142,6 +142,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 &switches,
                 cwd,
                 cli.prompt,
+                cli.images,
             )
             .await
         }
@@ -159,6 +160,7 @@ async fn run(cli: Cli) -> Result<Exit> {
                 &switches,
                 cwd,
                 cli.prompt,
+                cli.images,
             )
             .await
         }
@@ -172,6 +174,7 @@ async fn run_interactive(
     switches: &Switches,
     cwd: std::path::PathBuf,
     prompt: Option<String>,
+    images: Vec<String>,
 ) -> Result<Exit> {
     use std::io::IsTerminal as _;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
@@ -179,6 +182,12 @@ async fn run_interactive(
             "the interactive UI needs a terminal; in scripts use `light-agent exec PROMPT`".into(),
         )
         .into());
+    }
+    // Checked before the UI takes the terminal: a bad image is a usage
+    // error and stores nothing.
+    for path in &images {
+        light_agent::agent::image::Image::read(&cwd, path, None)
+            .map_err(|e| UsageError(e.to_string()))?;
     }
     let setup = setup(model, log_level, switches).await?;
     // A session that cannot be opened is refused before the UI takes the
@@ -207,7 +216,7 @@ async fn run_interactive(
         title: None,
         editor: None,
     };
-    cli::interactive::run(config, manager, prompt).await
+    cli::interactive::run(config, manager, prompt, images).await
 }
 
 /// A tool command's failure as a usage error (exit 2), except a failed

@@ -34,6 +34,9 @@ pub struct Cli {
     pub permissions: Option<String>,
     /// A prompt to send at once.
     pub prompt: Option<String>,
+    /// Attach an image (PNG, JPEG, GIF or WebP) to the first prompt; repeatable.
+    #[arg(short = 'i', long = "image", value_name = "FILE")]
+    pub images: Vec<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

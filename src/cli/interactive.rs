@@ -11,11 +11,12 @@ use tokio::sync::mpsc::unbounded_channel;
 use super::Exit;
 
 /// Runs the TUI until the user quits; `initial_prompt` is sent as soon as
-/// the UI is up.
+/// the UI is up, with `images` (checked by the caller) attached.
 pub async fn run(
     config: HostConfig,
     manager: SessionManager,
     initial_prompt: Option<String>,
+    images: Vec<String>,
 ) -> Result<Exit> {
     let (ops_tx, ops_rx) = unbounded_channel();
     let (events_tx, events_rx) = unbounded_channel();
@@ -34,6 +35,7 @@ pub async fn run(
             .notifications
             .parse()
             .unwrap_or_default(),
+        images,
     };
     // The UI draws its first frame while the session loads.
     let (host, stopped) = Host::start(config, manager, events_tx);

@@ -308,6 +308,8 @@ impl Actor {
                 self.notice(NoticeLevel::Info, format!("session renamed to “{title}”"));
             }
             Op::Export { path } => self.export(path).await?,
+            Op::ListFiles => self.list_files(),
+            Op::CheckMentions { paths } => self.check_mentions(paths),
             Op::Report { kind } => {
                 let report = super::reports::build(self, kind).await?;
                 self.send(HostEvent::Report { report });
@@ -631,6 +633,26 @@ impl Actor {
                     format!("MCP server `{name}` is ready ({tools} tools)"),
                 );
             }
+        });
+    }
+
+    /// Walks the working directory off the loop; the listing follows as
+    /// [`HostEvent::Files`] (a failure as a notice).
+    fn list_files(&self) {
+        let (cwd, shared) = (self.config.cwd.clone(), self.shared.clone());
+        tokio::task::spawn_blocking(move || match super::workspace::list_files(&cwd) {
+            Ok((entries, truncated)) => shared.send(HostEvent::Files { entries, truncated }),
+            Err(e) => shared.notice(NoticeLevel::Warn, format!("cannot list files: {e}")),
+        });
+    }
+
+    /// Checks mentioned paths off the loop; answered by
+    /// [`HostEvent::MentionsChecked`].
+    fn check_mentions(&self, paths: Vec<String>) {
+        let (cwd, shared) = (self.config.cwd.clone(), self.shared.clone());
+        tokio::task::spawn_blocking(move || {
+            let checks = super::workspace::check_mentions(&cwd, &paths);
+            shared.send(HostEvent::MentionsChecked { checks });
         });
     }
 

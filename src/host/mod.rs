@@ -34,6 +34,7 @@ mod reports;
 mod sessions;
 mod user_shell;
 pub mod web;
+mod workspace;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use crate::agent::image::Image;
-use crate::protocol::{ImageSource, PromptPart};
-use crate::tool::fs::Root;
+use crate::protocol::{ImageSource, MentionState, PromptPart};
+use crate::tool::fs::{FileKind, FsRefusalKind, Root};
 
 /// Largest file (or line range) a reference inlines; a larger one becomes a
 /// hint to read it with `read_file`.
@@ -49,16 +49,38 @@ pub(super) fn with_parts(
     Ok((out, images))
 }
 
+/// Most bytes read of a file to find a line range in it (a range is cut
+/// from a file of any size up to this; the range itself must fit
+/// [`INLINE_CAP`]).
+const RANGE_READ_CAP: usize = 32 * 1024 * 1024;
+
+/// Whether bytes read from the start of a file say it is binary (a NUL
+/// byte, as git and ripgrep decide).
+fn looks_binary(bytes: &[u8]) -> bool {
+    bytes.contains(&0)
+}
+
 /// A referenced file (or its lines) as a fenced block under its name.
 fn file_block(root: &Root, path: &str, lines: Option<(u32, u32)>) -> Result<String, String> {
     let refused = |e: &dyn std::fmt::Display| format!("@{path}: {e}");
     let rel = root.relative(path).map_err(|e| refused(&e))?;
     let mut file = root.open_file(&rel).map_err(|e| refused(&e))?;
-    let (bytes, cut) = file.read_prefix(INLINE_CAP).map_err(|e| refused(&e))?;
-    if bytes.contains(&0) {
+    let cap = if lines.is_some() {
+        RANGE_READ_CAP
+    } else {
+        INLINE_CAP
+    };
+    let (bytes, cut) = file.read_prefix(cap).map_err(|e| refused(&e))?;
+    if looks_binary(&bytes[..bytes.len().min(INLINE_CAP)]) {
         return Err(format!("@{path}: a binary file is not sent as text"));
     }
     let content = String::from_utf8_lossy(&bytes);
+    let too_large = |what: String| {
+        Ok(format!(
+            "\n\n[{what} is larger than {} KiB: read it with read_file]",
+            INLINE_CAP / 1024
+        ))
+    };
     let (label, body) = match lines {
         Some((first, last)) => {
             let (first, last) = (first.max(1), last.max(first.max(1)));
@@ -67,17 +89,52 @@ fn file_block(root: &Root, path: &str, lines: Option<(u32, u32)>) -> Result<Stri
                 .skip(first as usize - 1)
                 .take((last - first + 1) as usize)
                 .collect();
-            (format!("{path}#L{first}-{last}"), body.join("\n"))
+            let body = body.join("\n");
+            if body.len() > INLINE_CAP {
+                return too_large(format!("{path}#L{first}-{last}"));
+            }
+            (format!("{path}#L{first}-{last}"), body)
         }
-        None if cut => {
-            return Ok(format!(
-                "\n\n[{path} is larger than {} KiB: read it with read_file]",
-                INLINE_CAP / 1024
-            ));
-        }
+        None if cut => return too_large(path.to_string()),
         None => (path.to_string(), content.trim_end().to_string()),
     };
     Ok(format!("\n\n[file {label}]\n```\n{body}\n```"))
+}
+
+/// What `path` (relative to the working directory) is for a prompt, found
+/// through the confined-open API: a path leading outside is refused before
+/// anything is opened, so it is never read.
+pub(crate) fn mention_state(root: &Root, path: &str) -> MentionState {
+    let by_refusal = |kind: FsRefusalKind| match kind {
+        FsRefusalKind::Escape => MentionState::Outside,
+        FsRefusalKind::NotFound | FsRefusalKind::Invalid => MentionState::Missing,
+        FsRefusalKind::NotRegular => MentionState::Directory,
+        _ => MentionState::Unusable,
+    };
+    let rel = match root.relative(path) {
+        Ok(rel) => rel,
+        Err(e) => return by_refusal(e.kind),
+    };
+    let identity = match root.stat(&rel) {
+        Ok(Some(identity)) => identity,
+        Ok(None) => return MentionState::Missing,
+        Err(e) => return by_refusal(e.kind),
+    };
+    match identity.kind() {
+        FileKind::Directory => return MentionState::Directory,
+        FileKind::Regular => {}
+        _ => return MentionState::Unusable,
+    }
+    let mut file = match root.open_file(&rel) {
+        Ok(file) => file,
+        Err(e) => return by_refusal(e.kind),
+    };
+    match file.read_prefix(INLINE_CAP) {
+        Ok((bytes, _)) if looks_binary(&bytes) => MentionState::Binary,
+        Ok((_, true)) => MentionState::Large,
+        Ok((_, false)) => MentionState::Text,
+        Err(_) => MentionState::Unusable,
+    }
 }
 
 #[cfg(test)]

@@ -14,9 +14,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AgentEvent, ApprovalDecision, ApprovalRequest, Effort, JobId, JobUpdate, ModelChoice, Notice,
-    PermissionMode, Plan, PromptPart, Question, Report, ReportKind, SessionHeader, SessionRow,
-    StatusSnapshot, TokenTotals,
+    AgentEvent, ApprovalDecision, ApprovalRequest, Effort, JobId, JobUpdate, MentionCheck,
+    ModelChoice, Notice, PermissionMode, Plan, PromptPart, Question, Report, ReportKind,
+    SessionHeader, SessionRow, StatusSnapshot, TokenTotals, WorkspaceEntry,
 };
 
 /// A caller-chosen id of one submission (any string; empty when the caller
@@ -176,6 +176,16 @@ pub enum Op {
         /// Whether they are accepted.
         accept: bool,
     },
+    /// List the working directory's files (the `@` picker's source):
+    /// answered by [`HostEvent::Files`], walked off the host's loop.
+    ListFiles,
+    /// Say what each path (relative to the working directory) is, without
+    /// reading one that leads outside it: answered by
+    /// [`HostEvent::MentionsChecked`].
+    CheckMentions {
+        /// The paths, as typed after `@` (no line range).
+        paths: Vec<String>,
+    },
     /// The front end is closing; the host interrupts, flushes and stops.
     Quit,
 }
@@ -287,6 +297,19 @@ pub enum HostEvent {
     Report {
         /// The report.
         report: Report,
+    },
+    /// Answer to [`Op::ListFiles`]: the confined, gitignore-aware walk of
+    /// the working directory (the `tree` tool's), in display order.
+    Files {
+        /// Files, their folders, and links leading out (refused).
+        entries: Vec<WorkspaceEntry>,
+        /// Whether the walk stopped at its cap before the end.
+        truncated: bool,
+    },
+    /// Answer to [`Op::CheckMentions`].
+    MentionsChecked {
+        /// One answer per path asked about, in order.
+        checks: Vec<MentionCheck>,
     },
 }
 

@@ -20,6 +20,7 @@ mod approval;
 mod content;
 mod effort;
 mod event;
+mod files;
 mod host;
 mod job;
 mod notice;
@@ -34,6 +35,7 @@ pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, CommandSan
 pub use content::{ImageRef, ImageSource, PromptPart, parts_text, text_with_images};
 pub use effort::Effort;
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
+pub use files::{EntryKind, MentionCheck, MentionState, WorkspaceEntry};
 pub use host::{HostEvent, Op, OpId, Submission};
 pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
 pub use notice::{Notice, NoticeLevel};

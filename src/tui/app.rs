@@ -13,6 +13,7 @@ use crossterm::event::Event as TermEvent;
 use ratatui::text::Line;
 
 use super::options::TuiOptions;
+use super::picker::MentionPicker;
 use super::stream::MarkdownStream;
 use super::transcript::{TranscriptItem, TranscriptView};
 use super::view::approval::ApprovalView;
@@ -22,13 +23,15 @@ use super::view::question::QuestionView;
 use super::view::resume_picker::ResumePicker;
 use super::view::status_line::{Activity, StatusView};
 use super::view::tool_pane::ToolPane;
-use super::view::{notice, output_cell, session_header, slash_popup, thought_cell, user_cell};
+use super::view::{
+    file_picker, notice, output_cell, session_header, slash_popup, thought_cell, user_cell,
+};
 use crate::protocol::{
     AgentEvent, InputSource, JobId, JobKind, Meta, StopCause, ToolCall, ToolOutcome,
 };
 use crate::protocol::{
-    ApprovalDecision, HostEvent, NoticeLevel, Op, OpId, Plan, SessionHeader, StatusSnapshot,
-    Submission, TokenTotals,
+    ApprovalDecision, HostEvent, NoticeLevel, Op, OpId, Plan, PromptPart, SessionHeader,
+    StatusSnapshot, Submission, TokenTotals,
 };
 
 /// Time within which a second Ctrl+C quits.
@@ -43,6 +46,8 @@ pub enum AppMsg {
     Terminal(TermEvent),
     /// Time passed (spinner, elapsed time, hint expiry).
     Tick,
+    /// What the clipboard gave for Ctrl+V: PNG bytes, or why there are none.
+    Clipboard(Result<Vec<u8>, String>),
 }
 
 pub(crate) struct LiveThought {
@@ -105,6 +110,15 @@ pub struct App {
     /// The slash-command popup is open (opened by typing `/`).
     pub(crate) slash_open: bool,
     pub(crate) slash_selected: usize,
+    /// The `@` file picker and the listing behind it.
+    pub(crate) mention: MentionPicker,
+    /// Images taken from the clipboard so far (for their names).
+    pub(crate) clipboard_images: u64,
+    /// Ctrl+V asked for the clipboard's image (the run loop reads it).
+    pub(crate) clipboard_wanted: bool,
+    /// The image chips of prompts sent and not yet answered, by op id: a
+    /// rejected prompt gets them back with its text.
+    pub(crate) sent_images: Vec<(OpId, Vec<(String, PromptPart)>)>,
     pub(crate) overlay: Option<TranscriptView>,
     /// Changes waiting for approval, in call order (see `approvals.rs`).
     pub(crate) approvals: Vec<ApprovalView>,
@@ -157,6 +171,10 @@ impl App {
             popup: Popup::None,
             slash_open: false,
             slash_selected: 0,
+            mention: MentionPicker::default(),
+            clipboard_images: 0,
+            clipboard_wanted: false,
+            sent_images: Vec::new(),
             overlay: None,
             approvals: Vec::new(),
             question: None,
@@ -174,13 +192,25 @@ impl App {
         if let Some(message) = app.opts.no_model_message.clone() {
             app.notice(NoticeLevel::Warn, &message);
         }
+        for path in app.opts.images.clone() {
+            app.attach_image_path(&path);
+        }
         if let Some(prompt) = app
             .opts
             .initial_prompt
             .clone()
             .filter(|p| !p.trim().is_empty())
         {
-            app.send_prompt(prompt);
+            let chips = app.composer.image_chips();
+            let text = if chips.is_empty() {
+                prompt
+            } else {
+                let labels: Vec<&str> = chips.iter().map(|(l, _)| l.as_str()).collect();
+                format!("{prompt}\n{}", labels.join(" "))
+            };
+            app.composer.clear();
+            let parts = app.mention_parts(&text);
+            app.send_prompt_with(text, parts, chips);
         }
         app
     }
@@ -292,12 +322,18 @@ impl App {
             Popup::Picker(picker) => picker.lines(self.now_ms, width),
             Popup::Models(picker) => picker.lines(width),
             Popup::None => {
-                let matching = self.slash_matches();
-                slash_popup::lines(
-                    &matching,
-                    self.slash_selected.min(matching.len().saturating_sub(1)),
-                    width,
-                )
+                let mut lines = if self.mention.open {
+                    self.picker_lines(width)
+                } else {
+                    let matching = self.slash_matches();
+                    slash_popup::lines(
+                        &matching,
+                        self.slash_selected.min(matching.len().saturating_sub(1)),
+                        width,
+                    )
+                };
+                lines.extend(file_picker::notes(&self.refused_mentions(), width));
+                lines
             }
         }
     }
@@ -330,6 +366,7 @@ impl App {
         match msg {
             AppMsg::Input(input) => self.on_input(input),
             AppMsg::Terminal(event) => self.on_terminal(event),
+            AppMsg::Clipboard(read) => self.on_clipboard(read),
             AppMsg::Tick => {
                 self.tick = self.tick.wrapping_add(1);
                 if let Some((_, at)) = &self.hint
@@ -648,7 +685,13 @@ impl App {
     pub(crate) fn answered(&mut self, op: Option<&OpId>) {
         if let Some(op) = op {
             self.awaiting.retain(|id| id != op);
+            self.sent_images.retain(|(id, _)| id != op);
         }
+    }
+
+    /// Whether Ctrl+V asked for the clipboard since the last call.
+    pub fn take_clipboard_request(&mut self) -> bool {
+        std::mem::take(&mut self.clipboard_wanted)
     }
 
     pub(crate) fn request_quit(&mut self) {

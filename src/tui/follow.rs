@@ -60,10 +60,19 @@ impl App {
                 self.commit_finished_tools();
             }
             HostEvent::PromptRejected { op, text, reason } => {
+                let chips = self
+                    .sent_images
+                    .iter()
+                    .find(|(id, _)| *id == op)
+                    .map(|(_, chips)| chips.clone())
+                    .unwrap_or_default();
                 self.answered(Some(&op));
                 self.notice(NoticeLevel::Error, &reason);
                 self.restore_prompts(vec![text]);
+                self.composer.restore_images(chips);
             }
+            HostEvent::Files { entries, truncated } => self.on_files(entries, truncated),
+            HostEvent::MentionsChecked { checks } => self.on_mentions_checked(checks),
             HostEvent::Sessions { rows } => self.popup = Popup::Picker(ResumePicker::new(rows)),
             HostEvent::ApprovalRequested { id, request } => {
                 self.call_back(format!("approval needed: {}", request.title));

@@ -8,7 +8,7 @@ use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyM
 
 use super::app::{App, Popup};
 use super::transcript::TranscriptView;
-use crate::protocol::Op;
+use crate::protocol::{Op, PromptPart};
 
 /// Time within which a second Ctrl+C quits.
 const DOUBLE_PRESS: Duration = Duration::from_secs(1);
@@ -34,8 +34,10 @@ pub enum Action {
     Up,
     /// Down arrow.
     Down,
-    /// Tab: complete a slash command.
+    /// Tab: complete a slash command or a mention.
     Complete,
+    /// Ctrl+V: attach the clipboard's image.
+    PasteImage,
     /// Any other key: an edit for the composer (or the picker filter).
     Edit(KeyEvent),
     /// Key releases and other noise.
@@ -58,6 +60,7 @@ pub fn action(key: KeyEvent) -> Action {
         KeyCode::Char('d') if ctrl => Action::CtrlD,
         KeyCode::Char('t') if ctrl => Action::Transcript,
         KeyCode::Char('p') if ctrl => Action::TogglePlan,
+        KeyCode::Char('v') if ctrl => Action::PasteImage,
         KeyCode::Esc => Action::Escape,
         KeyCode::Up if !ctrl && !alt => Action::Up,
         KeyCode::Down if !ctrl && !alt => Action::Down,
@@ -97,8 +100,9 @@ impl App {
                     .filter(|c| !c.is_control())
                     .for_each(|c| picker.list.type_char(c)),
                 Popup::None => {
-                    self.composer.paste(&text);
+                    self.paste_into_composer(&text);
                     self.slash_open = false;
+                    self.follow_mention(false);
                 }
             },
             TermEvent::Resize(width, height) => {
@@ -116,8 +120,22 @@ impl App {
             self.on_picker_action(act);
             return;
         }
+        if self.mention.open && self.mention.matches.is_empty() {
+            // Nothing to choose: Enter sends, Tab and Esc act as without it.
+            self.close_picker();
+        }
+        if self.mention.open {
+            match act {
+                Action::Up => return self.mention_step(-1),
+                Action::Down => return self.mention_step(1),
+                Action::Submit | Action::Complete => return self.picker_choose(),
+                Action::Escape => return self.close_picker(),
+                _ => {}
+            }
+        }
         let slash = self.slash_matches();
         match act {
+            Action::PasteImage => self.clipboard_wanted = true,
             Action::Submit => self.submit(),
             Action::Newline => self.composer.newline(),
             // A popup closes alone; the text stays.
@@ -183,6 +201,7 @@ impl App {
                 // never because a recalled entry starts with one.
                 self.slash_open = text.starts_with('/')
                     && (self.slash_open || (text == "/" && key.code == KeyCode::Char('/')));
+                self.follow_mention(key.code == KeyCode::Char('@'));
             }
             Action::Ignore => {}
         }
@@ -264,6 +283,9 @@ impl App {
             self.composer.set_text(&format!("/{}", cmd.name()));
         }
         self.slash_open = false;
+        self.mention.open = false;
+        let parts = self.mention_parts(&self.composer.text());
+        let chips = self.composer.image_chips();
         let text = self.composer.submit();
         self.slash_selected = 0;
         if let Some(command) = text.strip_prefix('/') {
@@ -275,16 +297,26 @@ impl App {
                 });
             }
         } else {
-            self.send_prompt(text);
+            self.send_prompt_with(text, parts, chips);
         }
     }
 
-    /// Sends a prompt; it shows as queued or running once the runtime says so.
-    pub(crate) fn send_prompt(&mut self, text: String) {
-        self.push_op(Op::Prompt {
-            text,
-            parts: Vec::new(),
-        });
+    /// Sends a prompt (it shows as queued or running once the runtime says
+    /// so) with its mentions' parts and its image chips (whose
+    /// parts follow the mentions'); a rejected prompt gets the chips back.
+    pub(crate) fn send_prompt_with(
+        &mut self,
+        text: String,
+        mut parts: Vec<PromptPart>,
+        chips: Vec<(String, PromptPart)>,
+    ) {
+        parts.extend(chips.iter().map(|(_, part)| part.clone()));
+        self.push_op(Op::Prompt { text, parts });
+        if !chips.is_empty()
+            && let Some(id) = self.awaiting.last().cloned()
+        {
+            self.sent_images.push((id, chips));
+        }
     }
 }
 

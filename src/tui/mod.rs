@@ -9,6 +9,10 @@
 //!   queued).
 //! - [`keymap`]: key presses to actions; [`commands`]: the slash commands
 //!   ([`commands::SlashCommand`]).
+//! - [`mention`]: `@path#L20-45` tokens and the listing matched by the `@`
+//!   picker (`picker.rs` its behaviour, [`view::file_picker`] its rows);
+//!   [`attach`]: image chips (`-i`, a pasted path, Ctrl+V through
+//!   [`clipboard`]).
 //! - [`stream`], [`markdown`], [`table`], [`highlight`], [`wrap`]: turning
 //!   text into styled, wrapped lines (streamed answers commit in complete
 //!   lines, each rendered once).
@@ -29,14 +33,18 @@
 
 pub mod app;
 mod approvals;
+pub mod attach;
+pub mod clipboard;
 pub mod commands;
 mod follow;
 pub mod highlight;
 pub mod inline_terminal;
 pub mod keymap;
 pub mod markdown;
+pub mod mention;
 pub mod notify;
 pub mod options;
+mod picker;
 pub mod runner;
 pub mod stream;
 pub mod table;
@@ -80,6 +88,7 @@ pub async fn run(
     let (width, height) = crossterm::terminal::size()?;
     let mut screen = runner::Screen::new(inline_terminal::Stdout::new())?;
     let mut app = App::new(opts, width, height, Instant::now(), now_millis());
+    app.prefetch_files();
     let signalled = std::cell::Cell::new(None);
     let shutdown = async {
         let number = tokio::select! {

@@ -21,6 +21,9 @@ pub struct TuiOptions {
     pub initial_prompt: Option<String>,
     /// How the user is called back while the terminal is not focused.
     pub notifications: super::notify::Notifications,
+    /// Image files (`-i`) attached as chips at start (sent with the
+    /// initial prompt when there is one).
+    pub images: Vec<String>,
 }
 
 impl Default for TuiOptions {
@@ -32,6 +35,7 @@ impl Default for TuiOptions {
             no_model_message: None,
             initial_prompt: None,
             notifications: super::notify::Notifications::Auto,
+            images: Vec::new(),
         }
     }
 }

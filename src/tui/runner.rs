@@ -133,12 +133,21 @@ where
     while let Ok(input) = inputs.try_recv() {
         app.update(AppMsg::Input(input));
     }
+    // What the App asked for before the loop (the initial prompt, the
+    // file listing) goes now, not with the first key press.
+    for op in app.take_ops() {
+        if ops.send(op).is_err() {
+            return Ok(());
+        }
+    }
     screen.draw(app)?;
     if config.panic_after_first_frame {
         panic!("LIGHT_AGENT_TEST_PANIC: panicking after the first frame");
     }
     std::thread::spawn(super::highlight::warm_up);
     let notifications = Channel::pick(app.opts.notifications, |name| std::env::var(name).ok());
+    // Ctrl+V's clipboard reads run beside the loop and report back here.
+    let (clipboard_tx, mut clipboard_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut last_draw = Instant::now();
     loop {
         let deadline = if app.is_dirty() {
@@ -166,6 +175,7 @@ where
                 Some(input) => Some(AppMsg::Input(input)),
                 None => break,
             },
+            read = clipboard_rx.recv() => read.map(AppMsg::Clipboard),
             () = sleep => None,
         };
         app.set_time(Instant::now(), now_millis());
@@ -210,6 +220,12 @@ where
             if let Some(channel) = notifications {
                 screen.notify(&channel.sequence(&text))?;
             }
+        }
+        if app.take_clipboard_request() {
+            let done = clipboard_tx.clone();
+            tokio::spawn(async move {
+                let _ = done.send(super::clipboard::read_image().await);
+            });
         }
         if app.should_quit() {
             break;

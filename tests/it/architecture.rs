@@ -58,6 +58,7 @@ const CONFINED: &[(&str, &[&str])] = &[
     ("ratatui_textarea", &["tui"]),
     ("syntect", &["tui"]),
     ("pulldown_cmark", &["tui"]),
+    ("nucleo_matcher", &["tui"]),
     ("grep_searcher", &["tool"]),
     ("landlock", &["sandbox"]),
     ("tree_sitter", &["permission"]),

@@ -79,6 +79,7 @@ mod tui_e2e_resize;
 mod tui_e2e_sessions;
 mod tui_loop;
 mod tui_mcp_e2e;
+mod tui_mentions_e2e;
 mod tui_notify_e2e;
 mod tui_question_e2e;
 mod tui_render;

@@ -964,3 +964,109 @@ fn a_question_is_declined_by_esc_and_closed_by_an_interrupted_turn() {
     ev(&mut app, stop(light_agent::protocol::StopCause::User));
     assert!(!screen(&mut app, 80, 20).contains("Which one?"));
 }
+
+#[test]
+fn the_at_picker_asks_for_the_listing_narrows_and_sends_mentions_as_file_parts() {
+    use light_agent::protocol::{EntryKind, MentionCheck, MentionState, PromptPart};
+    let (mut app, _) = app(60, 20);
+    type_text(&mut app, "see @");
+    assert!(app.picker_open());
+    assert_eq!(
+        ops(&mut app),
+        [Op::ListFiles],
+        "typing @ asks for a fresh listing"
+    );
+    input(
+        &mut app,
+        listing(&[
+            ("src/main.rs", EntryKind::File),
+            ("src/lib.rs", EntryKind::File),
+            ("src/", EntryKind::Directory),
+            ("out.txt", EntryKind::Refused),
+        ]),
+    );
+    type_text(&mut app, "lib");
+    key(&mut app, KeyCode::Tab);
+    assert!(!app.picker_open());
+    assert_eq!(app.composer_text(), "see @src/lib.rs ");
+    assert_eq!(
+        ops(&mut app),
+        [Op::CheckMentions {
+            paths: vec!["src/lib.rs".into()]
+        }]
+    );
+    // A range typed by hand, a folder chosen in the picker (it stays open
+    // inside it), then Esc; a binary file the host reports.
+    type_text(&mut app, "and @src/main.rs#L2-3 @");
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.composer_text(),
+        "see @src/lib.rs and @src/main.rs#L2-3 @src/"
+    );
+    assert!(
+        app.picker_open(),
+        "a folder keeps the picker open inside it"
+    );
+    key(&mut app, KeyCode::Esc);
+    assert!(!app.picker_open());
+    type_text(&mut app, " @logo.bin");
+    input(
+        &mut app,
+        HostEvent::MentionsChecked {
+            checks: vec![MentionCheck {
+                path: "logo.bin".into(),
+                state: MentionState::Binary,
+            }],
+        },
+    );
+    ops(&mut app);
+    key(&mut app, KeyCode::Enter);
+    let sent = ops(&mut app);
+    let Some(Op::Prompt { parts, .. }) = sent.last() else {
+        panic!("{sent:?}");
+    };
+    assert_eq!(
+        parts,
+        &[
+            PromptPart::File {
+                path: "src/lib.rs".into(),
+                lines: None
+            },
+            PromptPart::File {
+                path: "src/main.rs".into(),
+                lines: Some((2, 3))
+            },
+        ],
+        "the folder and the binary file are not sent"
+    );
+}
+
+#[test]
+fn an_image_chip_is_deleted_whole_by_backspace_and_then_not_sent() {
+    let opts = TuiOptions {
+        images: vec!["a.png".into(), "b.png".into()],
+        ..TuiOptions::default()
+    };
+    let (mut app, _) = app_with(opts, 60, 20);
+    assert_eq!(app.composer_text(), "[Image #1 a.png][Image #2 b.png]");
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(app.composer_text(), "[Image #1 a.png]");
+    type_text(&mut app, " look");
+    key(&mut app, KeyCode::Enter);
+    let sent = ops(&mut app);
+    let Some(Op::Prompt { parts, text }) = sent.last() else {
+        panic!("{sent:?}");
+    };
+    assert_eq!(text, "[Image #1 a.png] look");
+    assert_eq!(
+        parts,
+        &[light_agent::protocol::PromptPart::Image {
+            source: light_agent::protocol::ImageSource::Path {
+                path: "a.png".into()
+            },
+            name: None
+        }]
+    );
+}

@@ -830,3 +830,84 @@ fn the_approval_overlay_of_a_short_diff_takes_only_its_rows() {
         "title, diff, keys and the status line, no blank rows: {text}"
     );
 }
+
+fn workspace_listing() -> HostEvent {
+    use light_agent::protocol::EntryKind;
+    listing(&[
+        ("docs/guide.md", EntryKind::File),
+        ("src/main.rs", EntryKind::File),
+        ("src/tui/mention.rs", EntryKind::File),
+        ("docs/", EntryKind::Directory),
+        ("src/", EntryKind::Directory),
+        ("leak.txt", EntryKind::Refused),
+    ])
+}
+
+#[test]
+fn at_picker_lists_matches_with_folders_and_refused_links_marked() {
+    snap("at_picker", |app, _| {
+        type_text(app, "explain @");
+        input(app, workspace_listing());
+    });
+    snap("at_picker_narrowed", |app, _| {
+        type_text(app, "explain @");
+        input(app, workspace_listing());
+        type_text(app, "s");
+        key(app, KeyCode::Down);
+    });
+}
+
+#[test]
+fn a_mention_that_will_not_be_sent_is_named_above_the_composer() {
+    snap("at_mention_refused", |app, _| {
+        input(app, workspace_listing());
+        type_text(app, "read @leak.txt and @src/ please");
+    });
+}
+
+/// The picker's rows alone, on a `TestBackend` of 60 columns.
+#[test]
+fn at_picker_rows_on_a_test_backend() {
+    use light_agent::protocol::{EntryKind, WorkspaceEntry};
+    use light_agent::tui::view::file_picker::{PickerView, lines};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::widgets::Paragraph;
+
+    let entry = |path: &str, kind| WorkspaceEntry {
+        path: path.into(),
+        kind,
+    };
+    let matches = [
+        entry("src/main.rs", EntryKind::File),
+        entry("src/", EntryKind::Directory),
+        entry("leak.txt", EntryKind::Refused),
+        entry(
+            "a/very/long/path/that/does/not/fit/in/sixty/columns/at/all.rs",
+            EntryKind::File,
+        ),
+    ];
+    let view = PickerView {
+        matches: &matches,
+        selected: 1,
+        loaded: true,
+        truncated: false,
+    };
+    let rows = lines(&view, 60);
+    let mut terminal = Terminal::new(TestBackend::new(60, rows.len() as u16)).unwrap();
+    terminal
+        .draw(|f| f.render_widget(Paragraph::new(rows.clone()), f.area()))
+        .unwrap();
+    insta::assert_snapshot!("at_picker_rows_60", terminal.backend().to_string());
+    let empty = PickerView {
+        matches: &[],
+        selected: 0,
+        loaded: false,
+        truncated: false,
+    };
+    let waiting = lines(&empty, 60);
+    assert_eq!(
+        light_agent::tui::wrap::plain(&waiting[0]),
+        "  listing files…"
+    );
+}

@@ -208,7 +208,21 @@ pub fn walk_files(
     start: &RelPath,
     order: WalkOrder,
     stop: &dyn Fn() -> bool,
+    visit: impl FnMut(WalkedFile) -> Flow,
+) -> Result<WalkSummary, FsRefusal> {
+    walk_files_and_links(root, start, order, stop, visit, None)
+}
+
+/// [`walk_files`], also naming every symlink the filters keep to
+/// `on_link` (by path only: a link is never followed by the walk; what it
+/// leads to is the caller's question, asked through the [`Root`]).
+pub fn walk_files_and_links(
+    root: &Root,
+    start: &RelPath,
+    order: WalkOrder,
+    stop: &dyn Fn() -> bool,
     mut visit: impl FnMut(WalkedFile) -> Flow,
+    on_link: Option<&mut dyn FnMut(RelPath)>,
 ) -> Result<WalkSummary, FsRefusal> {
     let root_dir = root.open_dir(&RelPath::root())?;
     let mut filters = Filters {
@@ -234,20 +248,22 @@ pub fn walk_files(
         stop,
         filters,
         summary: &mut summary,
+        on_link,
     };
     // The start's own level is already loaded (root or the loop above).
     walker.walk_dir(&start_dir, start, &mut visit, false);
     Ok(summary)
 }
 
-struct Walker<'a> {
+struct Walker<'a, 'l> {
     order: WalkOrder,
     stop: &'a dyn Fn() -> bool,
     filters: Filters,
     summary: &'a mut WalkSummary,
+    on_link: Option<&'l mut dyn FnMut(RelPath)>,
 }
 
-impl Walker<'_> {
+impl Walker<'_, '_> {
     /// Walks one folder; `false` once the walk must end.
     fn walk_dir(
         &mut self,
@@ -270,7 +286,11 @@ impl Walker<'_> {
                 let kind = entry_kind(dir, &e);
                 (e, kind)
             })
-            .filter(|(_, kind)| matches!(kind, FileKind::Regular | FileKind::Directory))
+            .filter(|(_, kind)| match kind {
+                FileKind::Regular | FileKind::Directory => true,
+                FileKind::Symlink => self.on_link.is_some(),
+                _ => false,
+            })
             .collect();
         sort_entries(&mut entries, self.order);
         let mut going = true;
@@ -285,6 +305,12 @@ impl Walker<'_> {
             };
             let is_dir = kind == FileKind::Directory;
             if self.filters.ignored(&child, is_dir) {
+                continue;
+            }
+            if kind == FileKind::Symlink {
+                if let Some(on_link) = self.on_link.as_mut() {
+                    on_link(child);
+                }
                 continue;
             }
             if is_dir {

@@ -4,7 +4,10 @@
 //! Keys are mapped here, explicitly ([`Composer::key`]), instead of through
 //! the textarea's own shortcuts (where Ctrl+U is undo). A paste over
 //! [`CHIP_LINES`] lines or [`CHIP_CHARS`] characters is shown as a chip
-//! `[Pasted text #N +L lines]` and expanded when the prompt is sent.
+//! `[Pasted text #N +L lines]` and expanded when the prompt is sent; an
+//! attached image is a chip `[Image #N name.png]` whose part goes with the
+//! prompt while the chip is in the text. Backspace right after a chip
+//! deletes the whole chip.
 //!
 //! History is a JSON-lines file (one JSON string per prompt, so multi-line
 //! prompts survive); it is read once at start and appended on each send.
@@ -21,6 +24,7 @@ use ratatui::text::Span;
 use ratatui::widgets::Widget;
 use ratatui_textarea::{CursorMove, TextArea, WrapMode};
 
+use crate::protocol::PromptPart;
 use crate::tui::wrap::display_width;
 
 const MAX_HISTORY: usize = 1000;
@@ -44,6 +48,9 @@ pub struct Composer {
     /// Pasted texts shown as chips, by label.
     pastes: Vec<(String, String)>,
     pastes_made: usize,
+    /// Attached images shown as chips `[Image #N name]`, by label.
+    images: Vec<(String, PromptPart)>,
+    images_made: usize,
 }
 
 impl Composer {
@@ -70,6 +77,8 @@ impl Composer {
             history_path,
             pastes: Vec::new(),
             pastes_made: 0,
+            images: Vec::new(),
+            images_made: 0,
         }
     }
 
@@ -91,10 +100,84 @@ impl Composer {
         self.recall = None;
     }
 
-    /// Empties the composer and forgets its paste chips.
+    /// Empties the composer and forgets its paste and image chips.
     pub fn clear(&mut self) {
         self.set_text("");
         self.pastes.clear();
+        self.images.clear();
+    }
+
+    /// Inserts an image chip `[Image #N name]` at the cursor; `part` goes
+    /// with the prompt while the chip is in the text.
+    pub fn attach_image(&mut self, name: &str, part: PromptPart) {
+        self.images_made += 1;
+        let label = format!("[Image #{} {name}]", self.images_made);
+        self.area.insert_str(&label);
+        self.images.push((label, part));
+    }
+
+    /// The image chips still in the text, with their parts, in attach order.
+    pub fn image_chips(&self) -> Vec<(String, PromptPart)> {
+        let text = self.text();
+        self.images
+            .iter()
+            .filter(|(label, _)| text.contains(label.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    /// Takes back image chips (a rejected prompt's) whose labels the text
+    /// holds again.
+    pub fn restore_images(&mut self, chips: Vec<(String, PromptPart)>) {
+        for chip in chips {
+            if !self.images.iter().any(|(label, _)| *label == chip.0) {
+                self.images.push(chip);
+            }
+        }
+    }
+
+    /// The `@` mention being typed at the cursor: the `@`'s column and what
+    /// follows it up to the cursor.
+    pub fn mention_at_cursor(&self) -> Option<(usize, String)> {
+        let (row, col) = (self.area.cursor().0, self.area.cursor().1);
+        let line = self.area.lines().get(row)?;
+        crate::tui::mention::token_at(line, col)
+    }
+
+    /// Replaces the text from column `from` of the cursor's line up to the
+    /// cursor with `with`.
+    pub fn replace_before_cursor(&mut self, from: usize, with: &str) {
+        let col = self.area.cursor().1;
+        for _ in from..col {
+            self.area.delete_char();
+        }
+        self.area.insert_str(with);
+    }
+
+    /// Deletes a whole chip (paste or image) that ends right before the
+    /// cursor; `false` when none does.
+    fn delete_chip_before_cursor(&mut self) -> bool {
+        let (row, col) = (self.area.cursor().0, self.area.cursor().1);
+        let Some(line) = self.area.lines().get(row) else {
+            return false;
+        };
+        let before: String = line.chars().take(col).collect();
+        let labels = self
+            .pastes
+            .iter()
+            .map(|(l, _)| l)
+            .chain(self.images.iter().map(|(l, _)| l));
+        let Some(len) = labels
+            .filter(|label| before.ends_with(label.as_str()))
+            .map(|label| label.chars().count())
+            .next()
+        else {
+            return false;
+        };
+        for _ in 0..len {
+            self.area.delete_char();
+        }
+        true
     }
 
     /// Applies an editing key, readline style: Ctrl+A/E and Home/End line
@@ -107,6 +190,9 @@ impl Composer {
     pub fn key(&mut self, key: KeyEvent) {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
+        if key.code == KeyCode::Backspace && !ctrl && !alt && self.delete_chip_before_cursor() {
+            return;
+        }
         let area = &mut self.area;
         match key.code {
             KeyCode::Char('a') if ctrl => area.move_cursor(CursorMove::Head),

@@ -14,6 +14,7 @@
 pub mod approval;
 pub mod composer;
 pub mod diff_line;
+pub mod file_picker;
 pub mod filter_list;
 pub mod live;
 pub mod mcp_report;

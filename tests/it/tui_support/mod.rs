@@ -270,3 +270,17 @@ pub fn turn_begins(app: &mut App, id: u64, text: &str) {
     job_started(app, id);
     ev(app, user_input(text));
 }
+
+/// The host's answer to `Op::ListFiles`: these paths, of these kinds.
+pub fn listing(entries: &[(&str, light_agent::protocol::EntryKind)]) -> HostEvent {
+    HostEvent::Files {
+        entries: entries
+            .iter()
+            .map(|&(path, kind)| light_agent::protocol::WorkspaceEntry {
+                path: path.into(),
+                kind,
+            })
+            .collect(),
+        truncated: false,
+    }
+}
