@@ -10,7 +10,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use light_agent::agent::Notice;
+use light_agent::agent::{Notice, TurnOutcome};
 use light_agent::ai::{HttpOptions, RetryPolicy};
 use light_agent::protocol::{AgentEvent, StopCause};
 use support::Reply;
@@ -81,6 +81,21 @@ fn retries(notices: &[Notice]) -> Vec<u32> {
         })
         .collect()
 }
+/// The turn ended at the model (no retry left or none allowed), with a
+/// message holding `says`.
+fn assert_failed_at_the_model(vendor: Vendor, outcome: &TurnOutcome, says: &str) {
+    assert_eq!(
+        outcome.cause,
+        StopCause::Llm,
+        "{vendor}: {}",
+        outcome.message
+    );
+    assert!(
+        outcome.message.contains(says),
+        "{vendor}: {}",
+        outcome.message
+    );
+}
 
 /// The answers the session kept.
 async fn stored_outputs(h: &Harness) -> Vec<String> {
@@ -133,17 +148,7 @@ async fn server_errors_are_retried_three_times_then_surface(vendor: Vendor) {
     let h = harness(vendor, replies).await;
     let mut notice_rx = h.agent.subscribe_notices();
     let outcome = h.agent.prompt("hello").await.unwrap();
-    assert_eq!(
-        outcome.cause,
-        StopCause::Llm,
-        "{vendor}: {}",
-        outcome.message
-    );
-    assert!(
-        outcome.message.contains(SERVER_ERROR_TEXT),
-        "{vendor}: {}",
-        outcome.message
-    );
+    assert_failed_at_the_model(vendor, &outcome, SERVER_ERROR_TEXT);
     let notices = notices(&mut notice_rx);
     assert_eq!(retries(&notices), [1, 2, 3], "{vendor}: {notices:?}");
     assert!(
@@ -161,17 +166,7 @@ async fn a_bad_key_is_not_retried_and_never_shown(vendor: Vendor) {
         let mut h = harness(vendor, vec![reply, vendor.text("unused")]).await;
         let mut notice_rx = h.agent.subscribe_notices();
         let outcome = h.agent.prompt("hello").await.unwrap();
-        assert_eq!(
-            outcome.cause,
-            StopCause::Llm,
-            "{vendor}: {}",
-            outcome.message
-        );
-        assert!(
-            outcome.message.contains("check your API key"),
-            "{vendor}: {}",
-            outcome.message
-        );
+        assert_failed_at_the_model(vendor, &outcome, "check your API key");
         assert_eq!(notices(&mut notice_rx), [], "{vendor}: no retry");
         assert_eq!(h.mock.request_count(), 1, "{vendor}");
         let emitted = format!("{:?}", drain(&mut h.events));
@@ -266,17 +261,7 @@ async fn an_in_stream_quota_error_is_not_retried(vendor: Vendor) {
     let h = harness(vendor, vec![failing, vendor.text("unused")]).await;
     let mut notice_rx = h.agent.subscribe_notices();
     let outcome = h.agent.prompt("hello").await.unwrap();
-    assert_eq!(
-        outcome.cause,
-        StopCause::Llm,
-        "{vendor}: {}",
-        outcome.message
-    );
-    assert!(
-        outcome.message.contains(QUOTA_TEXT),
-        "{vendor}: {}",
-        outcome.message
-    );
+    assert_failed_at_the_model(vendor, &outcome, QUOTA_TEXT);
     assert_eq!(notices(&mut notice_rx), [], "{vendor}: no retry");
     assert_eq!(h.mock.request_count(), 1, "{vendor}");
 }
@@ -308,17 +293,7 @@ async fn a_local_first_byte_timeout_is_not_retried(vendor: Vendor) {
     let h = harness_with(vendor, replies, local(SHORT)).await;
     let mut notice_rx = h.agent.subscribe_notices();
     let outcome = h.agent.prompt("hello").await.unwrap();
-    assert_eq!(
-        outcome.cause,
-        StopCause::Llm,
-        "{vendor}: {}",
-        outcome.message
-    );
-    assert!(
-        outcome.message.contains("first_byte_timeout_secs"),
-        "{vendor}: {}",
-        outcome.message
-    );
+    assert_failed_at_the_model(vendor, &outcome, "first_byte_timeout_secs");
     assert_eq!(
         retries(&notices(&mut notice_rx)),
         Vec::<u32>::new(),
