@@ -18,7 +18,7 @@ use light_agent::protocol::StopCause;
 use light_agent::tool::builtin;
 use serde_json::json;
 use support::agent_harness::{tools_context, write_demo_repo};
-use support::vendors::{Vendor, gemini_error};
+use support::vendors::{Vendor, for_vendors, gemini_error};
 use support::{
     AnthropicStream, GeminiStream, MockModel, OpenAiStream, RecordedRequest, Reply, ResponsesStream,
 };
@@ -241,76 +241,63 @@ async fn run(vendor: Vendor, report_usage: bool) -> Run {
     }
 }
 
-#[tokio::test]
-async fn with_usage_reports_no_request_is_over_the_window_after_the_first_report() {
-    for vendor in [
-        Vendor::OpenAi,
-        Vendor::Anthropic,
-        Vendor::Gemini,
-        Vendor::Responses,
-    ] {
-        let run = run(vendor, true).await;
-        assert_eq!(
-            run.cause,
-            StopCause::Done,
-            "{vendor}: {}: {:?}",
-            run.message,
-            run.requests
-        );
-        assert_eq!(run.requests.len(), 4, "{vendor}: {:?}", run.requests);
-        for (tokens, refused) in &run.requests[1..] {
-            assert!(
-                !refused && *tokens <= run.window,
-                "{vendor}: {tokens} > {}: {:?}",
-                run.window,
-                run.requests
-            );
-        }
-        assert!(run.warnings.is_empty(), "{vendor}: {:?}", run.warnings);
-    }
+/// The turn ended done; every request is listed on failure.
+fn assert_done(vendor: Vendor, run: &Run) {
+    assert_eq!(
+        run.cause,
+        StopCause::Done,
+        "{vendor}: {}: {:?}",
+        run.message,
+        run.requests
+    );
 }
 
-#[tokio::test]
-async fn without_usage_reports_an_over_window_request_is_refitted_and_sent_once_more() {
-    // Chat Completions and Gemini refuse with HTTP 400; Responses and
-    // Anthropic with an error event inside the stream.
-    for vendor in [
-        Vendor::OpenAi,
-        Vendor::Responses,
-        Vendor::Anthropic,
-        Vendor::Gemini,
-    ] {
-        let run = run(vendor, false).await;
-        assert_eq!(
-            run.cause,
-            StopCause::Done,
-            "{vendor}: {}: {:?}",
-            run.message,
-            run.requests
-        );
-        let refused = run.requests.iter().filter(|(_, r)| *r).count();
+for_vendors!(with_usage_reports_no_request_is_over_the_window_after_the_first_report);
+async fn with_usage_reports_no_request_is_over_the_window_after_the_first_report(vendor: Vendor) {
+    let run = run(vendor, true).await;
+    assert_done(vendor, &run);
+    assert_eq!(run.requests.len(), 4, "{vendor}: {:?}", run.requests);
+    for (tokens, refused) in &run.requests[1..] {
         assert!(
-            refused >= 1,
-            "{vendor}: nothing was over: {:?}",
+            !refused && *tokens <= run.window,
+            "{vendor}: {tokens} > {}: {:?}",
+            run.window,
             run.requests
-        );
-        // Each refusal is followed by the same request fitted tighter, which
-        // went through.
-        for pair in run.requests.windows(2) {
-            if pair[0].1 {
-                assert!(
-                    !pair[1].1,
-                    "{vendor}: refused twice in a row: {:?}",
-                    run.requests
-                );
-                assert!(pair[1].0 < pair[0].0, "{vendor}: {:?}", run.requests);
-            }
-        }
-        assert_eq!(run.warnings.len(), refused, "{vendor}: {:?}", run.warnings);
-        assert!(
-            run.warnings[0].contains("fitted it tighter and sent it once more"),
-            "{vendor}: {:?}",
-            run.warnings
         );
     }
+    assert!(run.warnings.is_empty(), "{vendor}: {:?}", run.warnings);
+}
+
+// Chat Completions and Gemini refuse with HTTP 400; Responses and Anthropic
+// with an error event inside the stream.
+for_vendors!(without_usage_reports_an_over_window_request_is_refitted_and_sent_once_more);
+async fn without_usage_reports_an_over_window_request_is_refitted_and_sent_once_more(
+    vendor: Vendor,
+) {
+    let run = run(vendor, false).await;
+    assert_done(vendor, &run);
+    let refused = run.requests.iter().filter(|(_, r)| *r).count();
+    assert!(
+        refused >= 1,
+        "{vendor}: nothing was over: {:?}",
+        run.requests
+    );
+    // Each refusal is followed by the same request fitted tighter, which
+    // went through.
+    for pair in run.requests.windows(2) {
+        if pair[0].1 {
+            assert!(
+                !pair[1].1,
+                "{vendor}: refused twice in a row: {:?}",
+                run.requests
+            );
+            assert!(pair[1].0 < pair[0].0, "{vendor}: {:?}", run.requests);
+        }
+    }
+    assert_eq!(run.warnings.len(), refused, "{vendor}: {:?}", run.warnings);
+    assert!(
+        run.warnings[0].contains("fitted it tighter and sent it once more"),
+        "{vendor}: {:?}",
+        run.warnings
+    );
 }
