@@ -315,10 +315,7 @@ fn a_rejected_edit_leaves_the_file_unchanged() {
 fn session_cancel_during_a_slow_stream_ends_the_prompt_cancelled() {
     let f = Workspace::new("fn main() {}\n");
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let mock = rt.block_on(MockModel::start([OpenAiStream::new()
-        .text("never finishes")
-        .into_reply()
-        .hang_after(1)]));
+    let mock = rt.block_on(MockModel::start([Reply::openai_hanging()]));
     let (mut c, session) = Client::with_session(&f, &mock.openai_base_url());
     let id = c.send(
         "session/prompt",

@@ -160,11 +160,7 @@ async fn the_sdk_client_approves_an_edit_and_rejects_another() {
 async fn the_sdk_client_cancels_a_slow_stream() {
     let Some(sdk) = sdk().await else { return };
     let f = Workspace::new("fn main() {}\n");
-    let mock = MockModel::start([OpenAiStream::new()
-        .text("never finishes")
-        .into_reply()
-        .hang_after(1)])
-    .await;
+    let mock = MockModel::start([Reply::openai_hanging()]).await;
     let seen = drive(&sdk, &f, &mock, "cancel").await;
     assert_eq!(seen["answer"]["stopReason"], "cancelled", "{seen}");
     // The time is measured, never asserted (docs/PERFORMANCE.md).

@@ -77,10 +77,7 @@ fn two_prompts_in_one_process_and_a_malformed_line_gets_an_error_line() {
 fn an_interrupt_from_stdin_stops_the_turn_mid_stream() {
     let f = Workspace::new("fn main() {}\n");
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let mock = rt.block_on(MockModel::start([OpenAiStream::new()
-        .text("never finishes")
-        .into_reply()
-        .hang_after(1)]));
+    let mock = rt.block_on(MockModel::start([Reply::openai_hanging()]));
     let mut s = session(&f, &mock.openai_base_url(), &[]);
     s.send(r#"{"type":"prompt","id":"slow","text":"go"}"#);
     s.until(|l| l["type"] == "output_delta");

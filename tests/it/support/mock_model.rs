@@ -129,6 +129,15 @@ impl Reply {
         OpenAiStream::new().text(text).usage(10, 5).into_reply()
     }
 
+    /// An OpenAI stream that sends one delta, "never finishes", then hangs
+    /// (for interrupts and cancels mid-stream).
+    pub fn openai_hanging() -> Self {
+        OpenAiStream::new()
+            .text("never finishes")
+            .into_reply()
+            .hang_after(1)
+    }
+
     /// An Anthropic stream of `text` in a few deltas, usage 10 in / 5 out.
     pub fn anthropic_text(text: &str) -> Self {
         AnthropicStream::new().text(text).usage(10, 5).into_reply()
