@@ -141,18 +141,18 @@ impl ToolPane {
 /// The rows a finished call's pane previews, each with its style: an
 /// applied change's diff (`-`/`+` lines coloured as in the approval
 /// overlay, not the numbered excerpt the model gets), else the result's
-/// body — a file list without the sizes meant for the model.
-fn preview_rows(tool: &str, outcome: &ToolOutcome) -> Vec<(String, Style)> {
+/// body — a file list without the sizes meant for the model. Rows borrow
+/// from the outcome: a live pane is drawn every frame.
+fn preview_rows<'a>(tool: &str, outcome: &'a ToolOutcome) -> Vec<(&'a str, Style)> {
     if outcome.is_error {
         let style = Style::new().fg(Color::Red);
-        return outcome
-            .result
-            .lines()
-            .map(|l| (l.to_string(), style))
-            .collect();
+        return outcome.result.lines().map(|l| (l, style)).collect();
     }
     if let Some(diff) = &outcome.display {
-        return diff.lines().filter_map(diff_row).collect();
+        return diff
+            .lines()
+            .filter_map(|line| diff_style(line).map(|style| (line, style)))
+            .collect();
     }
     let body = Style::new().fg(Color::Gray);
     preview_lines(&outcome.result)
@@ -161,22 +161,22 @@ fn preview_rows(tool: &str, outcome: &ToolOutcome) -> Vec<(String, Style)> {
             "tree" => without_size(l),
             _ => l,
         })
-        .map(|l| (l.to_string(), body))
+        .map(|l| (l, body))
         .collect()
 }
 
-/// One diff line as a preview row; the file headers are left out (the
+/// How a diff line is previewed; the file headers are left out (the
 /// pane's head names the file).
-fn diff_row(line: &str) -> Option<(String, Style)> {
-    let row = match DiffLine::of(line) {
+fn diff_style(line: &str) -> Option<Style> {
+    let style = match DiffLine::of(line) {
         DiffLine::File(_) => return None,
-        DiffLine::Hunk(text) => (text.to_string(), Style::new().fg(Color::Cyan)),
-        DiffLine::Added(text) => (format!("+{text}"), Style::new().fg(Color::Green)),
-        DiffLine::Removed(text) => (format!("-{text}"), Style::new().fg(Color::Red)),
-        DiffLine::Context(text) => (format!(" {text}"), Style::new().fg(Color::Gray)),
-        DiffLine::Note(text) => (text.to_string(), Style::new().fg(Color::DarkGray)),
+        DiffLine::Hunk(_) => Style::new().fg(Color::Cyan),
+        DiffLine::Added(_) => Style::new().fg(Color::Green),
+        DiffLine::Removed(_) => Style::new().fg(Color::Red),
+        DiffLine::Context(_) => Style::new().fg(Color::Gray),
+        DiffLine::Note(_) => Style::new().fg(Color::DarkGray),
     };
-    Some(row)
+    Some(style)
 }
 
 /// A `tree` entry without its ` | size: N bytes`.
@@ -387,7 +387,7 @@ mod preview_tests {
     fn texts(tool: &str, outcome: &ToolOutcome) -> Vec<String> {
         preview_rows(tool, outcome)
             .into_iter()
-            .map(|(t, _)| t)
+            .map(|(t, _)| t.to_string())
             .collect()
     }
 
