@@ -147,6 +147,8 @@ enum Job {
         text: String,
         images: Vec<image::Image>,
         done: Option<oneshot::Sender<TurnOutcome>>,
+        /// The turn's tool calls are decided in the read-only mode.
+        read_only: bool,
     },
     LoadSession {
         done: Option<oneshot::Sender<Result<(), AgentError>>>,
@@ -410,7 +412,7 @@ impl Agent {
         images: Vec<image::Image>,
     ) -> Result<TurnOutcome, AgentError> {
         let (done, outcome) = oneshot::channel();
-        self.push_prompt(text.into(), images, Some(done))?;
+        self.push_prompt(text.into(), images, Some(done), false)?;
         outcome.await.map_err(|_| AgentError::Withdrawn)
     }
 
@@ -429,7 +431,19 @@ impl Agent {
         text: impl Into<String>,
         images: Vec<image::Image>,
     ) -> Result<JobId, AgentError> {
-        self.push_prompt(text.into(), images, None)
+        self.push_prompt(text.into(), images, None, false)
+    }
+
+    /// [`submit_prompt`](Self::submit_prompt) for a turn that may change
+    /// nothing: its tool calls are decided in the read-only mode whatever
+    /// the agent's mode (rules and "allow for the session" answers
+    /// included), so no file is written and no command runs.
+    pub fn submit_read_only(
+        &self,
+        text: impl Into<String>,
+        images: Vec<image::Image>,
+    ) -> Result<JobId, AgentError> {
+        self.push_prompt(text.into(), images, None, true)
     }
 
     fn push_prompt(
@@ -437,6 +451,7 @@ impl Agent {
         text: String,
         images: Vec<image::Image>,
         done: Option<oneshot::Sender<TurnOutcome>>,
+        read_only: bool,
     ) -> Result<JobId, AgentError> {
         if !images.is_empty() {
             let (model, accepts) = self.shared.model();
@@ -444,7 +459,12 @@ impl Agent {
                 return Err(AgentError::ImagesNotAccepted { model });
             }
         }
-        self.push(Job::Prompt { text, images, done })
+        self.push(Job::Prompt {
+            text,
+            images,
+            done,
+            read_only,
+        })
     }
 
     /// Loads the session's context window (from its latest summary on) and

@@ -31,7 +31,10 @@ impl Worker {
             Ok(root) => root,
             Err(why) => return self.refuse_tools(&calls, meta, &why).await,
         };
-        let (permits, denied) = self.shared.permits_and_denied();
+        let (mut permits, denied) = self.shared.permits_and_denied();
+        if self.read_only_turn {
+            permits = permits.with_mode(crate::permission::Mode::ReadOnly);
+        }
         let mut ctx = ToolContext::with_root(root.denying(denied.clone()), cancel.clone());
         ctx.read_roots = self.skill_roots.snapshot();
         for root in &mut ctx.read_roots {

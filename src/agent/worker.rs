@@ -47,6 +47,9 @@ pub(super) struct Worker {
     next_turn: Option<u64>,
     /// A session load failed or was cancelled: the next prompt loads first.
     pub(super) needs_load: bool,
+    /// The running turn's tool calls are decided in the read-only mode
+    /// ([`Agent::submit_read_only`](super::Agent::submit_read_only)).
+    pub(super) read_only_turn: bool,
 }
 
 /// The answer owed to whoever awaits a job.
@@ -86,6 +89,7 @@ impl Worker {
             images: crate::ai::Images::new(),
             next_turn: None,
             needs_load: false,
+            read_only_turn: false,
         }
     }
 
@@ -96,8 +100,15 @@ impl Worker {
                 self.shared.hub.job(JobUpdate::Started { id, kind });
             }
             let (outcome, answer) = match job {
-                Job::Prompt { text, images, done } => {
+                Job::Prompt {
+                    text,
+                    images,
+                    done,
+                    read_only,
+                } => {
+                    self.read_only_turn = read_only;
                     let outcome = self.run_turn(text, images, cancel).await;
+                    self.read_only_turn = false;
                     (Some(outcome.clone()), Answer::Turn(done, outcome))
                 }
                 Job::LoadSession { done } => {

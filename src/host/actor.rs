@@ -69,6 +69,17 @@ pub(super) struct Actor {
     pub(super) user_notes: UserNotes,
 }
 
+/// How a prompt was asked for, when not typed as it is sent.
+#[derive(Debug, Default)]
+pub(super) struct Asked {
+    /// What the user typed (`/fix issue-12`): given back if the prompt is
+    /// rejected, and the session's title from it.
+    pub(super) shown: Option<String>,
+    /// The turn may not change anything (`/review`): its tool calls are
+    /// decided in the read-only mode, whatever the session's mode.
+    pub(super) read_only: bool,
+}
+
 /// Runs the host until [`Op::Quit`] or until every handle is gone.
 pub(super) async fn run(
     config: HostConfig,
@@ -244,8 +255,16 @@ impl Actor {
         match op {
             Op::Prompt { text, parts } => {
                 let text = self.user_notes.prefix(text);
-                self.prompt(id, text, parts, envelope.interrupts).await?
+                let asked = Asked::default();
+                self.prompt_as(id, text, parts, envelope.interrupts, asked)
+                    .await?
             }
+            Op::ListCommands => self.list_commands().await,
+            Op::RunCommand { name, args } => {
+                self.run_command(id, name, args, envelope.interrupts)
+                    .await?
+            }
+            Op::DecideProjectCommands { accept } => self.decide_project_commands(accept).await,
             Op::UserShell { command } => self.user_shell(command),
             Op::Undo | Op::Diff => match self.agent() {
                 Some(agent) => {
@@ -321,15 +340,19 @@ impl Actor {
     }
 
     /// Queues a prompt, or hands it back with the reason it cannot run.
-    async fn prompt(
+    pub(super) async fn prompt_as(
         &mut self,
         op: OpId,
         text: String,
         parts: Vec<PromptPart>,
         interrupts: u64,
+        asked: Asked,
     ) -> Result<(), HostError> {
+        let Asked { shown, read_only } = asked;
+        let given_back = shown.clone().unwrap_or_else(|| text.clone());
         let Some(agent) = self.agent().cloned() else {
             let reason = self.why_no_agent();
+            let text = given_back;
             self.send(HostEvent::PromptRejected { op, text, reason });
             return Ok(());
         };
@@ -343,6 +366,7 @@ impl Actor {
         let (full_text, images) = match resolved {
             Ok(resolved) => resolved,
             Err(reason) => {
+                let text = given_back;
                 self.send(HostEvent::PromptRejected { op, text, reason });
                 return Ok(());
             }
@@ -351,7 +375,7 @@ impl Actor {
             .config
             .title
             .clone()
-            .unwrap_or_else(|| build::title_of(&text));
+            .unwrap_or_else(|| build::title_of(shown.as_deref().unwrap_or(&text)));
         // An Esc meanwhile ends the waiting at once: the prompt is then sent
         // and interrupted below, as if it had been queued already.
         tokio::select! {
@@ -365,7 +389,11 @@ impl Actor {
         // Under the lock the forwarder reads: the `queued` update sent from
         // inside `submit` already finds its op id.
         let mut jobs = lock(&ready.jobs);
-        match agent.submit_prompt(full_text, images) {
+        let submitted = match read_only {
+            true => agent.submit_read_only(full_text, images),
+            false => agent.submit_prompt(full_text, images),
+        };
+        match submitted {
             Ok(job) => {
                 jobs.insert(job, op);
                 drop(jobs);
@@ -380,6 +408,7 @@ impl Actor {
             Err(e) => {
                 drop(jobs);
                 let reason = e.to_string();
+                let text = given_back;
                 self.send(HostEvent::PromptRejected { op, text, reason });
             }
         }

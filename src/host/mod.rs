@@ -24,6 +24,7 @@
 mod actor;
 mod approver;
 pub mod build;
+pub mod commands;
 mod error;
 mod forward;
 pub mod hooks;

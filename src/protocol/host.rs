@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     AgentEvent, ApprovalDecision, ApprovalRequest, Effort, JobId, JobUpdate, MentionCheck,
-    ModelChoice, Notice, PermissionMode, Plan, PromptPart, Question, Report, ReportKind,
-    SessionHeader, SessionRow, StatusSnapshot, TokenTotals, WorkspaceEntry,
+    ModelChoice, Notice, PermissionMode, Plan, PromptCommand, PromptPart, Question, Report,
+    ReportKind, SessionHeader, SessionRow, StatusSnapshot, TokenTotals, WorkspaceEntry,
 };
 
 /// A caller-chosen id of one submission (any string; empty when the caller
@@ -186,6 +186,26 @@ pub enum Op {
         /// The paths, as typed after `@` (no line range).
         paths: Vec<String>,
     },
+    /// List the prompt-file commands of the project and the user
+    /// (answered by [`HostEvent::Commands`]).
+    ListCommands,
+    /// Run a command: the built-in `init` or `review`, or a prompt file's,
+    /// with its arguments. Answered like a prompt (job updates carrying the
+    /// submission's id, or [`HostEvent::PromptRejected`] with the command
+    /// line), or by a notice when there is nothing to send.
+    RunCommand {
+        /// Its name, without the slash.
+        name: String,
+        /// What followed the name.
+        #[serde(default)]
+        args: String,
+    },
+    /// Let the project's prompt files run their shell lines (and remember
+    /// it for their current content), or keep them from running.
+    DecideProjectCommands {
+        /// Whether they are accepted.
+        accept: bool,
+    },
     /// The front end is closing; the host interrupts, flushes and stops.
     Quit,
 }
@@ -305,6 +325,15 @@ pub enum HostEvent {
         entries: Vec<WorkspaceEntry>,
         /// Whether the walk stopped at its cap before the end.
         truncated: bool,
+    },
+    /// Answer to [`Op::ListCommands`].
+    Commands {
+        /// Project commands first, then the user's; a name appears once.
+        commands: Vec<PromptCommand>,
+        /// Files passed over (a name taken already, a folder leading out of
+        /// the project), one line each.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<String>,
     },
     /// Answer to [`Op::CheckMentions`].
     MentionsChecked {

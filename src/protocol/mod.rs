@@ -17,12 +17,14 @@
 //! Architecture invariant: this module depends on serde only.
 
 mod approval;
+mod commands;
 mod content;
 mod effort;
 mod event;
 mod files;
 mod host;
 mod job;
+mod mention;
 mod notice;
 mod plan;
 mod question;
@@ -32,12 +34,14 @@ mod status;
 mod tool;
 
 pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, CommandSandbox};
+pub use commands::{CommandOrigin, PromptCommand};
 pub use content::{ImageRef, ImageSource, PromptPart, parts_text, text_with_images};
 pub use effort::Effort;
 pub use event::{AgentEvent, InputSource, Meta, StopCause, Usage};
 pub use files::{EntryKind, MentionCheck, MentionState, WorkspaceEntry};
 pub use host::{HostEvent, Op, OpId, Submission};
 pub use job::{JobId, JobKind, JobUpdate, WithdrawnPrompt};
+pub use mention::{Mention, mentions, parse_token};
 pub use notice::{Notice, NoticeLevel};
 pub use plan::{Plan, PlanStep, StepStatus, UPDATE_PLAN};
 pub use question::{ASK_USER, MAX_OPTIONS, MAX_QUESTIONS, Question, check_questions};

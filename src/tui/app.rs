@@ -110,6 +110,8 @@ pub struct App {
     /// The slash-command popup is open (opened by typing `/`).
     pub(crate) slash_open: bool,
     pub(crate) slash_selected: usize,
+    /// The prompt-file commands the host listed.
+    pub(crate) commands: super::commands::PromptCommands,
     /// The `@` file picker and the listing behind it.
     pub(crate) mention: MentionPicker,
     /// Images taken from the clipboard so far (for their names).
@@ -171,6 +173,7 @@ impl App {
             popup: Popup::None,
             slash_open: false,
             slash_selected: 0,
+            commands: Default::default(),
             mention: MentionPicker::default(),
             clipboard_images: 0,
             clipboard_wanted: false,
@@ -339,11 +342,11 @@ impl App {
     }
 
     /// The commands the open slash popup lists (none when it is closed).
-    pub(crate) fn slash_matches(&self) -> Vec<super::commands::SlashCommand> {
+    pub(crate) fn slash_matches(&self) -> Vec<super::commands::SlashEntry> {
         if !self.slash_open {
             return Vec::new();
         }
-        slash_popup::matches(&self.composer.text())
+        slash_popup::matches(&self.composer.text(), &self.commands.files)
     }
 
     /// The status line as it would be drawn now.

@@ -1,10 +1,13 @@
 //! Slash commands: one [`SlashCommand`] enum gives each command's name,
 //! aliases, arguments, help line and handler, so the popup, `/help` and
 //! dispatch can never disagree. Most commands become an [`Op`]; `/help`,
-//! `/quit` and argument errors are answered locally.
+//! `/quit` and argument errors are answered locally. Prompt-file commands
+//! (the host's [`PromptCommand`]s) join them in the popup as
+//! [`SlashEntry::File`], after the built-ins, which they never shadow: a
+//! file named like a built-in is dropped with a notice.
 
 use super::app::App;
-use crate::protocol::{ModelChoice, NoticeLevel, Op, ReportKind};
+use crate::protocol::{CommandOrigin, ModelChoice, NoticeLevel, Op, PromptCommand, ReportKind};
 
 /// Every slash command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,13 +47,20 @@ pub enum SlashCommand {
     /// `/mcp [restart NAME | accept | decline]`: the MCP servers, start one
     /// again, or decide about the project's `.mcp.json`.
     Mcp,
+    /// `/init`: write or improve AGENTS.md.
+    Init,
+    /// `/review [BASE]`: a read-only review of the uncommitted changes.
+    Review,
+    /// `/commands [accept | decline]`: the prompt-file commands, or decide
+    /// about the project's shell lines.
+    Commands,
     /// `/quit` (alias `/exit`).
     Quit,
 }
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 18] = [
+    pub const ALL: [SlashCommand; 21] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -68,6 +78,9 @@ impl SlashCommand {
         Self::Export,
         Self::Jobs,
         Self::Mcp,
+        Self::Init,
+        Self::Review,
+        Self::Commands,
         Self::Quit,
     ];
 
@@ -91,6 +104,9 @@ impl SlashCommand {
             Self::Export => "export",
             Self::Jobs => "jobs",
             Self::Mcp => "mcp",
+            Self::Init => "init",
+            Self::Review => "review",
+            Self::Commands => "commands",
             Self::Quit => "quit",
         }
     }
@@ -114,6 +130,8 @@ impl SlashCommand {
             Self::Export => "[FILE]",
             Self::Jobs => "[kill ID]",
             Self::Mcp => "[restart NAME | accept | decline]",
+            Self::Review => "[BASE]",
+            Self::Commands => "[accept | decline]",
             _ => "",
         }
     }
@@ -143,6 +161,9 @@ impl SlashCommand {
             Self::Export => "write the transcript as markdown",
             Self::Jobs => "background jobs, or end one (kill ID)",
             Self::Mcp => "MCP servers; restart NAME; accept or decline the project's .mcp.json",
+            Self::Init => "write or improve AGENTS.md for this project",
+            Self::Review => "review the uncommitted changes (or against BASE), read-only",
+            Self::Commands => "prompt-file commands; accept or decline the project's shell lines",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -249,6 +270,24 @@ impl SlashCommand {
                     return;
                 }
             },
+            Self::Init | Self::Review => Op::RunCommand {
+                name: self.name().to_string(),
+                args: arg.to_string(),
+            },
+            Self::Commands if arg.is_empty() => {
+                app.commands.report_wanted = true;
+                Op::ListCommands
+            }
+            Self::Commands if arg == "accept" || arg == "decline" => Op::DecideProjectCommands {
+                accept: arg == "accept",
+            },
+            Self::Commands => {
+                app.notice(
+                    NoticeLevel::Warn,
+                    "usage: /commands, /commands accept or /commands decline",
+                );
+                return;
+            }
             Self::Quit => {
                 app.request_quit();
                 return;
@@ -258,18 +297,135 @@ impl SlashCommand {
     }
 }
 
-/// Runs `command` (the text after the slash).
+/// Runs `command` (the text after the slash): a built-in, else a listed
+/// prompt file (the host reads, expands and sends it).
 pub fn run(app: &mut App, command: &str) {
     let (name, arg) = match command.split_once(char::is_whitespace) {
         Some((name, arg)) => (name, arg.trim()),
         None => (command.trim(), ""),
     };
-    match SlashCommand::parse(name) {
-        Some(cmd) => cmd.run(app, arg),
-        None => app.notice(
-            NoticeLevel::Warn,
-            &format!("unknown command /{name} — /help lists them"),
-        ),
+    if let Some(cmd) = SlashCommand::parse(name) {
+        return cmd.run(app, arg);
+    }
+    if app.commands.files.iter().any(|c| c.name == name) {
+        return app.push_op(Op::RunCommand {
+            name: name.to_string(),
+            args: arg.to_string(),
+        });
+    }
+    app.notice(
+        NoticeLevel::Warn,
+        &format!("unknown command /{name} — /help and /commands list them"),
+    );
+}
+
+/// The prompt-file commands the host listed, as the App keeps them.
+#[derive(Debug, Default)]
+pub struct PromptCommands {
+    /// Listed ones, built-in names left out.
+    pub files: Vec<PromptCommand>,
+    /// `/commands` asked for the list: print it when it arrives.
+    pub report_wanted: bool,
+}
+
+impl App {
+    /// The host's listing: kept without files named like a built-in (each
+    /// named in a notice), the files passed over named too, and printed when
+    /// `/commands` asked for it.
+    pub(crate) fn on_commands(&mut self, commands: Vec<PromptCommand>, skipped: Vec<String>) {
+        let mut kept = Vec::new();
+        for command in commands {
+            match SlashCommand::parse(&command.name) {
+                Some(builtin) => self.notice(
+                    NoticeLevel::Warn,
+                    &format!(
+                        "{} is not used: /{} is built in",
+                        command.path,
+                        builtin.name()
+                    ),
+                ),
+                None => kept.push(command),
+            }
+        }
+        for line in skipped {
+            self.notice(NoticeLevel::Warn, &line);
+        }
+        self.commands.files = kept;
+        if std::mem::take(&mut self.commands.report_wanted) {
+            let text = commands_report(&self.commands.files);
+            self.notice(NoticeLevel::Info, &text);
+        }
+    }
+}
+
+/// `/commands`' answer: one line per prompt-file command.
+fn commands_report(files: &[PromptCommand]) -> String {
+    if files.is_empty() {
+        return "no prompt-file commands: add markdown files to .agents/commands/ (or .claude/commands/) in the project, or commands/ in the config directory".into();
+    }
+    let mut out = String::from("prompt-file commands:");
+    for c in files {
+        let origin = match c.origin {
+            CommandOrigin::Project => "project",
+            CommandOrigin::User => "user",
+        };
+        let shell = if c.runs_shell { ", runs shell" } else { "" };
+        let about = c.problem.as_deref().unwrap_or(&c.description);
+        out.push_str(&format!(
+            "\n  /{} {}  {}  ({origin}: {}{shell})",
+            c.name, c.argument_hint, about, c.path
+        ));
+    }
+    out
+}
+
+/// One row of the slash popup: a built-in or a prompt file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlashEntry {
+    /// A built-in command.
+    Builtin(SlashCommand),
+    /// A prompt file's command.
+    File(PromptCommand),
+}
+
+impl SlashEntry {
+    /// The name, without the slash.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Builtin(c) => c.name(),
+            Self::File(f) => &f.name,
+        }
+    }
+
+    /// The argument hint (empty when it takes none).
+    pub fn args(&self) -> &str {
+        match self {
+            Self::Builtin(c) => c.args(),
+            Self::File(f) => &f.argument_hint,
+        }
+    }
+
+    /// Whether an argument must follow.
+    pub fn needs_args(&self) -> bool {
+        matches!(self, Self::Builtin(c) if c.needs_args())
+    }
+
+    /// What it does, in one line.
+    pub fn help(&self) -> String {
+        match self {
+            Self::Builtin(c) => c.help().to_string(),
+            Self::File(f) => {
+                let origin = match f.origin {
+                    CommandOrigin::Project => "project",
+                    CommandOrigin::User => "user",
+                };
+                match (&f.problem, f.description.is_empty()) {
+                    (Some(problem), _) => format!("({origin}) unusable: {problem}"),
+                    (None, true) => format!("({origin}) {}", f.path),
+                    (None, false) => format!("({origin}) {}", f.description),
+                }
+            }
+        }
     }
 }
 

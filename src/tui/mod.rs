@@ -89,6 +89,7 @@ pub async fn run(
     let mut screen = runner::Screen::new(inline_terminal::Stdout::new())?;
     let mut app = App::new(opts, width, height, Instant::now(), now_millis());
     app.prefetch_files();
+    app.prefetch_commands();
     let signalled = std::cell::Cell::new(None);
     let shutdown = async {
         let number = tokio::select! {

@@ -34,6 +34,12 @@ impl App {
         }
     }
 
+    /// Asks the host for the prompt-file commands (the run loop calls it
+    /// once at start; `/commands` asks again).
+    pub fn prefetch_commands(&mut self) {
+        self.push_op(Op::ListCommands);
+    }
+
     /// Whether the `@` picker is shown.
     pub fn picker_open(&self) -> bool {
         self.mention.open

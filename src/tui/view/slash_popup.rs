@@ -4,26 +4,33 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::notice::truncate;
-use crate::tui::commands::SlashCommand;
+use crate::protocol::PromptCommand;
+use crate::tui::commands::{SlashCommand, SlashEntry};
 
 /// Commands whose name or alias starts with the typed word (`/mo` →
 /// `model`, `/cl` → `new`), when the composer holds a single-line slash
-/// word and nothing after it.
-pub fn matches(composer_text: &str) -> Vec<SlashCommand> {
+/// word and nothing after it: the built-ins, then the prompt files `files`
+/// (project ones first, as the host lists them).
+pub fn matches(composer_text: &str, files: &[PromptCommand]) -> Vec<SlashEntry> {
     let Some(word) = composer_text.strip_prefix('/') else {
         return Vec::new();
     };
     if word.contains(char::is_whitespace) {
         return Vec::new();
     }
-    SlashCommand::ALL
+    let builtins = SlashCommand::ALL
         .into_iter()
         .filter(|c| c.starts_with(word))
-        .collect()
+        .map(SlashEntry::Builtin);
+    let files = files
+        .iter()
+        .filter(|f| f.name.starts_with(word))
+        .map(|f| SlashEntry::File(f.clone()));
+    builtins.chain(files).collect()
 }
 
 /// The popup lines: one per matching command, the selected one highlighted.
-pub fn lines(matching: &[SlashCommand], selected: usize, width: u16) -> Vec<Line<'static>> {
+pub fn lines(matching: &[SlashEntry], selected: usize, width: u16) -> Vec<Line<'static>> {
     matching
         .iter()
         .enumerate()
@@ -40,7 +47,7 @@ pub fn lines(matching: &[SlashCommand], selected: usize, width: u16) -> Vec<Line
             } else {
                 Style::new().fg(Color::Cyan)
             };
-            let help = truncate(c.help(), (width as usize).saturating_sub(20));
+            let help = truncate(&c.help(), (width as usize).saturating_sub(20));
             Line::from(vec![
                 Span::styled(format!("{name:<17}"), style),
                 Span::raw(" "),
@@ -56,11 +63,39 @@ mod tests {
 
     #[test]
     fn prefixes_select_commands_and_arguments_close_the_popup() {
-        let names: Vec<&str> = matches("/s").iter().map(|c| c.name()).collect();
+        let names: Vec<String> = matches("/s", &[])
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect();
         assert_eq!(names, ["sessions", "status", "skills"]);
-        assert_eq!(matches("/").len(), SlashCommand::ALL.len());
-        assert_eq!(matches("/cl"), [SlashCommand::New]);
-        assert!(matches("/model gpt").is_empty());
-        assert!(matches("hello").is_empty());
+        assert_eq!(matches("/", &[]).len(), SlashCommand::ALL.len());
+        assert_eq!(
+            matches("/cl", &[]),
+            [SlashEntry::Builtin(SlashCommand::New)]
+        );
+        assert!(matches("/model gpt", &[]).is_empty());
+        assert!(matches("hello", &[]).is_empty());
+    }
+
+    #[test]
+    fn prompt_files_follow_the_built_ins_with_their_descriptions() {
+        let file = |name: &str, description: &str| PromptCommand {
+            name: name.into(),
+            description: description.into(),
+            argument_hint: "[issue]".into(),
+            origin: crate::protocol::CommandOrigin::Project,
+            path: format!(".claude/commands/{name}.md"),
+            runs_shell: false,
+            problem: None,
+        };
+        let files = [file("fix", "Fix an issue"), file("status-all", "")];
+        let names: Vec<String> = matches("/s", &files)
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect();
+        assert_eq!(names, ["sessions", "status", "skills", "status-all"]);
+        let lines = lines(&matches("/fi", &files), 0, 60);
+        let text: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text.trim_end(), "/fix [issue]      (project) Fix an issue");
     }
 }
