@@ -63,7 +63,8 @@ const CONFINED: &[(&str, &[&str])] = &[
     ("landlock", &["sandbox"]),
     ("tree_sitter", &["permission"]),
     ("tree_sitter_bash", &["permission"]),
-    ("toml", &["config"]),
+    // host: gemini-cli prompt files (`.gemini/commands/*.toml`).
+    ("toml", &["config", "host"]),
     ("tracing_subscriber", &["config"]),
     ("rmcp", &["mcp"]),
     ("rustls", &["mcp"]),

@@ -74,6 +74,7 @@ mod tool_writing;
 mod tui_app;
 mod tui_approval_e2e;
 mod tui_command_undo_e2e;
+mod tui_commands_e2e;
 mod tui_e2e;
 mod tui_e2e_resize;
 mod tui_e2e_sessions;

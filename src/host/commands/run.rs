@@ -143,7 +143,7 @@ impl Actor {
             let standing = trust::trust(&self.manager, &self.config.cwd, &listing).await;
             if standing != Trust::Accepted {
                 self.send(reject(format!(
-                    "/{name} runs shell commands from this project's {} and they have not been accepted, so nothing ran and nothing was sent: {}. `/commands accept` lets them run",
+                    "/{name} runs shell commands from {} that were not accepted: nothing ran, nothing was sent (`/commands accept` lets the project's commands run: {})",
                     found.info.path,
                     listing.shell_lines().join("; ")
                 )));
