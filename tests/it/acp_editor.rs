@@ -199,7 +199,7 @@ fn the_plan_and_the_slash_commands_reach_the_editor() {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["compact", "undo", "diff"]);
+    assert_eq!(names, ["compact", "undo", "diff", "init", "review"]);
     assert!(
         commands
             .as_array()
@@ -265,5 +265,65 @@ fn the_plan_and_the_slash_commands_reach_the_editor() {
         2,
         "only the planning prompt's two steps"
     );
+    assert_eq!(c.finish(), Some(0));
+}
+
+#[test]
+fn prompt_files_reach_the_editor_and_run_as_commands() {
+    let f = Workspace::new("fn main() {}\n");
+    let dir = f.repo.join(".claude/commands");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("fix.md"),
+        "---\ndescription: Fix a tracked issue\nargument-hint: [issue]\n---\nFix $ARGUMENTS carefully.\n",
+    )
+    .unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mock = rt.block_on(MockModel::start([Reply::openai_text("fixed")]));
+    let mut c = Client::start(&f, &mock.openai_base_url());
+    c.call(
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {}}),
+    );
+    let opened = c.send("session/new", json!({"cwd": f.repo, "mcpServers": []}));
+    // The first update has ours; the one after the host's listing the file.
+    let lines = c.until(|l| {
+        l["params"]["update"]["availableCommands"]
+            .as_array()
+            .is_some_and(|all| all.iter().any(|c| c["name"] == "fix"))
+    });
+    let session = lines.iter().find(|l| answer_to(opened)(l)).unwrap()["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let fix = lines.last().unwrap()["params"]["update"]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "fix")
+        .unwrap()
+        .clone();
+    assert_eq!(fix["description"], "Fix a tracked issue");
+    assert_eq!(fix["input"]["hint"], "[issue]");
+
+    let id = c.send(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "/fix issue-12"}]}),
+    );
+    let lines = c.until(answer_to(id));
+    assert_eq!(lines.last().unwrap()["result"]["stopReason"], "end_turn");
+    let sent = mock.requests()[0].body.to_string();
+    assert!(sent.contains("Fix issue-12 carefully."), "{sent}");
+
+    // Outside a repository `/review` is answered without the model.
+    let id = c.send(
+        "session/prompt",
+        json!({"sessionId": session, "prompt": [{"type": "text", "text": "/review"}]}),
+    );
+    let lines = c.until(answer_to(id));
+    assert_eq!(lines.last().unwrap()["result"]["stopReason"], "end_turn");
+    let said = chunks(&lines, "agent_message_chunk");
+    assert!(said.contains("not inside a git work tree"), "{said}");
+    assert_eq!(mock.request_count(), 1);
     assert_eq!(c.finish(), Some(0));
 }

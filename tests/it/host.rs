@@ -280,3 +280,34 @@ async fn an_mcp_server_accepted_mid_session_joins_the_next_request() {
     assert!(!tools(0).contains("mcp__proj__"), "{}", tools(0));
     assert!(tools(1).contains("mcp__proj__"), "{}", tools(1));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_name_never_spells_a_path_and_the_users_own_shell_lines_need_no_acceptance() {
+    let mock = MockModel::start([Reply::openai_text("stamped")]).await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    // What `.claude/commands/../x.md` would reach.
+    std::fs::create_dir_all(f.repo.join(".claude/commands")).unwrap();
+    std::fs::write(f.repo.join(".claude/x.md"), "DOTDOT-BYTES").unwrap();
+    let run = |name: &str, args: &str| Op::RunCommand {
+        name: name.into(),
+        args: args.into(),
+    };
+    f.submit("c1", run("../x", ""));
+    let rejected = f
+        .until(|e| matches!(e, HostEvent::PromptRejected { .. }))
+        .await;
+    let HostEvent::PromptRejected { op, text, reason } = rejected else {
+        unreachable!()
+    };
+    assert_eq!((op.0.as_str(), text.as_str()), ("c1", "/../x"));
+    assert!(reason.starts_with("unknown command /../x"), "{reason}");
+
+    let user_dir = f._dir.path().join("home/commands");
+    std::fs::create_dir_all(&user_dir).unwrap();
+    std::fs::write(user_dir.join("stamp.md"), "Stamp: !`echo USER-$1`\n").unwrap();
+    f.submit("c2", run("stamp", "STAMP"));
+    assert_eq!(f.ended("c2").await, StopCause::Done);
+    let sent = mock.requests()[0].body.to_string();
+    assert!(sent.contains("Stamp: USER-STAMP"), "{sent}");
+    assert!(!sent.contains("DOTDOT-BYTES"), "{sent}");
+}

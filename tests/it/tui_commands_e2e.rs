@@ -226,3 +226,26 @@ async fn review_sends_the_diff_and_its_turn_cannot_write() {
     let second = requests[1].body.to_string();
     assert!(second.contains("read-only"), "{second}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn init_asks_for_agents_md_with_the_writing_tools_offered() {
+    let f = fixture();
+    let mock = MockModel::start([Reply::openai_text("Wrote AGENTS.md.")]).await;
+    let pty = Pty::spawn(command(&f, &mock, "ask"));
+    pty.wait_for_text("mock-model", WAIT);
+    submit(&pty, "/init");
+    pty.wait_for_anywhere("Wrote AGENTS.md.", WAIT);
+    let body = &mock.requests()[0].body;
+    let sent = last_user_text(body);
+    assert!(
+        sent.contains("Write or improve this project's AGENTS.md"),
+        "{sent}"
+    );
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"edit"), "{tools:?}");
+}

@@ -402,7 +402,7 @@ impl AcpAgent {
         let session = self.session(&request.session_id.0)?;
         let (text, parts) = prompt::to_parts(&session.cwd, &request.prompt)
             .map_err(|why| rpc::error(code::INVALID_PARAMS, why))?;
-        match commands::op_of(&text).filter(|_| parts.is_empty()) {
+        match commands::op_of(&text, &session.prompt_files).filter(|_| parts.is_empty()) {
             Some(op) => session.command(id, op),
             None => session.prompt(id, text, parts),
         }

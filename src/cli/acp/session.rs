@@ -111,6 +111,8 @@ pub struct AcpSession {
     modes_due: usize,
     /// Whether a plan was shown (an empty plan then clears it).
     plan_shown: bool,
+    /// The prompt-file commands the host listed (offered to the client).
+    pub prompt_files: Vec<light_agent::protocol::PromptCommand>,
     next_prompt: u64,
 }
 
@@ -148,6 +150,7 @@ impl AcpSession {
             by_notice: VecDeque::new(),
             modes_due: 0,
             plan_shown: false,
+            prompt_files: Vec::new(),
             next_prompt: 0,
         }
     }
@@ -172,7 +175,9 @@ impl AcpSession {
         self.next_prompt += 1;
         let op_id = OpId(format!("prompt-{}", self.next_prompt));
         self.prompts.insert(op_id.clone(), id);
-        if matches!(op, Op::Undo | Op::Diff) {
+        // `/review` with nothing to review is answered by a notice.
+        let review = matches!(&op, Op::RunCommand { name, .. } if name == "review");
+        if review || matches!(op, Op::Undo | Op::Diff) {
             self.by_notice.push_back(op_id.clone());
         }
         self.host.submit(Submission::new(op_id.0, op));
@@ -230,7 +235,15 @@ impl AcpSession {
                 op: Some(op),
                 update: JobUpdate::Queued { id, .. },
             } => {
+                // A `/review` that became a turn is answered by its end.
+                self.by_notice.retain(|waiting| *waiting != op);
                 self.jobs.insert(id, op);
+            }
+            HostEvent::Commands {
+                commands: files, ..
+            } => {
+                self.prompt_files = files;
+                self.update(out, commands::available(&self.prompt_files))?;
             }
             HostEvent::Job {
                 op: Some(op),
@@ -364,7 +377,8 @@ impl AcpSession {
                 let answer = agent_client_protocol_schema::v1::NewSessionResponse::new(id)
                     .modes(modes(self.mode));
                 out.result(request, answer)?;
-                self.update(out, commands::available())?;
+                self.update(out, commands::available(&self.prompt_files))?;
+                self.host.submit(Submission::new("", Op::ListCommands));
             }
             Some(Opening::Load(request, wanted)) if wanted == id => {
                 self.id = Some(id);
@@ -376,7 +390,8 @@ impl AcpSession {
                 let answer = agent_client_protocol_schema::v1::LoadSessionResponse::new()
                     .modes(modes(self.mode));
                 out.result(request, answer)?;
-                self.update(out, commands::available())?;
+                self.update(out, commands::available(&self.prompt_files))?;
+                self.host.submit(Submission::new("", Op::ListCommands));
             }
             Some(Opening::Load(request, wanted)) => {
                 // The host could not open it (busy elsewhere) and made a
