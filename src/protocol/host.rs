@@ -192,7 +192,8 @@ pub enum Op {
     /// Run a command: the built-in `init` or `review`, or a prompt file's,
     /// with its arguments. Answered like a prompt (job updates carrying the
     /// submission's id, or [`HostEvent::PromptRejected`] with the command
-    /// line), or by a notice when there is nothing to send.
+    /// line), or by [`HostEvent::CommandAnswered`] when there is nothing to
+    /// send.
     RunCommand {
         /// Its name, without the slash.
         name: String,
@@ -334,6 +335,14 @@ pub enum HostEvent {
         /// the project), one line each.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         skipped: Vec<String>,
+    },
+    /// Answer to an [`Op::RunCommand`] that had nothing to send (`/review`
+    /// with no changes, or outside a repository): no job follows.
+    CommandAnswered {
+        /// The submission.
+        op: OpId,
+        /// What to tell the user.
+        text: String,
     },
     /// Answer to [`Op::CheckMentions`].
     MentionsChecked {

@@ -670,7 +670,7 @@ impl App {
     pub(crate) fn push_op(&mut self, op: Op) {
         self.submitted += 1;
         let id = OpId(format!("op-{}", self.submitted));
-        if matches!(op, Op::Prompt { .. }) {
+        if matches!(op, Op::Prompt { .. } | Op::RunCommand { .. }) {
             self.awaiting.push(id.clone());
         }
         self.ops.push(Submission { id, op });

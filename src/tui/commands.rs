@@ -465,6 +465,78 @@ mod tests {
         assert_eq!(SlashCommand::parse("nope"), None);
     }
 
+    fn file(name: &str) -> PromptCommand {
+        PromptCommand {
+            name: name.into(),
+            description: format!("{name} things"),
+            argument_hint: String::new(),
+            origin: CommandOrigin::Project,
+            path: format!(".claude/commands/{name}.md"),
+            runs_shell: false,
+            problem: None,
+        }
+    }
+
+    fn notices(app: &App) -> Vec<String> {
+        app.transcript
+            .iter()
+            .filter_map(|item| match item {
+                crate::tui::transcript::TranscriptItem::Notice(_, text) => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_file_named_like_a_built_in_is_dropped_and_a_listed_one_runs_on_the_host() {
+        let mut app = App::new(
+            crate::tui::TuiOptions::default(),
+            80,
+            24,
+            std::time::Instant::now(),
+            0,
+        );
+        run(&mut app, "commands");
+        assert_eq!(app.take_ops()[0].op, Op::ListCommands);
+        app.on_commands(
+            vec![file("help"), file("fix")],
+            vec!["x.md is not used".into()],
+        );
+        let names: Vec<&str> = app.commands.files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["fix"]);
+        let shown = notices(&app);
+        assert_eq!(
+            shown[0],
+            ".claude/commands/help.md is not used: /help is built in"
+        );
+        assert_eq!(shown[1], "x.md is not used");
+        assert!(
+            shown[2].contains("/fix   fix things  (project: .claude/commands/fix.md)"),
+            "{}",
+            shown[2]
+        );
+
+        run(&mut app, "fix issue-12");
+        run(&mut app, "help");
+        run(&mut app, "review main");
+        let ops: Vec<Op> = app.take_ops().into_iter().map(|s| s.op).collect();
+        assert_eq!(
+            ops,
+            [
+                Op::RunCommand {
+                    name: "fix".into(),
+                    args: "issue-12".into()
+                },
+                Op::RunCommand {
+                    name: "review".into(),
+                    args: "main".into()
+                },
+            ]
+        );
+        run(&mut app, "nope");
+        assert!(app.take_ops().is_empty());
+    }
+
     #[test]
     fn help_lists_every_command() {
         let help = help_text();

@@ -74,6 +74,10 @@ impl App {
             HostEvent::Files { entries, truncated } => self.on_files(entries, truncated),
             HostEvent::MentionsChecked { checks } => self.on_mentions_checked(checks),
             HostEvent::Commands { commands, skipped } => self.on_commands(commands, skipped),
+            HostEvent::CommandAnswered { op, text } => {
+                self.answered(Some(&op));
+                self.notice(NoticeLevel::Info, &text);
+            }
             HostEvent::Sessions { rows } => self.popup = Popup::Picker(ResumePicker::new(rows)),
             HostEvent::ApprovalRequested { id, request } => {
                 self.call_back(format!("approval needed: {}", request.title));

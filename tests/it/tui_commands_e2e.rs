@@ -52,10 +52,9 @@ fn submit(pty: &Pty, text: &str) {
     pty.press(Key::Enter);
 }
 
-/// Ctrl+E and Backspaces: the composer's short line is cleared.
+/// Ctrl+E, Ctrl+U: the composer's line is cleared.
 fn clear_composer(pty: &Pty) {
-    pty.send(b"\x05");
-    pty.send(&[0x7f; 12]);
+    pty.send(b"\x05\x15");
     pty.wait_for_text("Ask anything", WAIT);
 }
 
@@ -165,7 +164,9 @@ async fn hostile_prompt_files_each_end_in_a_clear_message_and_nothing_outside_is
     submit(&pty, "/leak");
     pty.wait_for_anywhere("unknown command /leak", WAIT);
     submit(&pty, "/big");
-    pty.wait_for_anywhere("larger than 256 KiB", WAIT);
+    // (The popup shows the file's problem too: wait for the answer's words.)
+    pty.wait_for_anywhere("/big cannot be used", WAIT);
+    assert!(pty.all_text().contains("larger than 256 KiB"));
     clear_composer(&pty);
     assert!(mock.requests().is_empty(), "a prompt was sent");
 

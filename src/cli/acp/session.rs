@@ -175,9 +175,7 @@ impl AcpSession {
         self.next_prompt += 1;
         let op_id = OpId(format!("prompt-{}", self.next_prompt));
         self.prompts.insert(op_id.clone(), id);
-        // `/review` with nothing to review is answered by a notice.
-        let review = matches!(&op, Op::RunCommand { name, .. } if name == "review");
-        if review || matches!(op, Op::Undo | Op::Diff) {
+        if matches!(op, Op::Undo | Op::Diff) {
             self.by_notice.push_back(op_id.clone());
         }
         self.host.submit(Submission::new(op_id.0, op));
@@ -235,9 +233,12 @@ impl AcpSession {
                 op: Some(op),
                 update: JobUpdate::Queued { id, .. },
             } => {
-                // A `/review` that became a turn is answered by its end.
-                self.by_notice.retain(|waiting| *waiting != op);
                 self.jobs.insert(id, op);
+            }
+            HostEvent::CommandAnswered { op, text } => {
+                let chunk = ContentChunk::new(ContentBlock::from(text));
+                self.update(out, SessionUpdate::AgentMessageChunk(chunk))?;
+                self.end_prompt(out, &op, Ok(StopReason::EndTurn))?;
             }
             HostEvent::Commands {
                 commands: files, ..

@@ -111,8 +111,8 @@ impl Actor {
                         self.prompt_as(op, text, Vec::new(), interrupts, asked(true))
                             .await
                     }
-                    Err(why) => {
-                        self.notice(NoticeLevel::Info, why);
+                    Err(text) => {
+                        self.send(HostEvent::CommandAnswered { op, text });
                         Ok(())
                     }
                 };
