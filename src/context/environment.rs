@@ -122,22 +122,36 @@ pub fn date_of(time: SystemTime) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+/// git in `cwd` with a cleared environment (no secret reaches it), no
+/// system configuration, no optional locks, and the file-system monitor and
+/// untracked cache off — the repository settings that would run a program
+/// or write during a read. Its stdin is `/dev/null`, its stderr discarded;
+/// the caller adds the subcommand and stdout.
+pub fn git_command(cwd: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.args([
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.untrackedCache=false",
+        "--no-optional-locks",
+    ])
+    .current_dir(cwd)
+    .env_clear()
+    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+    .env("GIT_CONFIG_NOSYSTEM", "1")
+    .env("LC_ALL", "C")
+    .stdin(Stdio::null())
+    .stderr(Stdio::null());
+    cmd
+}
+
 /// The branch and dirty count of the repository holding `cwd`; `None`
 /// outside a repository, without git, or when it does not answer within
-/// [`GIT_TIMEOUT`].
-///
-/// git runs with a cleared environment (no secret reaches it), no system
-/// configuration, no optional locks, and the file-system monitor and
-/// untracked cache off — the repository settings that would run a program
-/// or write during a status.
+/// [`GIT_TIMEOUT`]. git runs as [`git_command`] makes it.
 pub fn git_state(cwd: &Path) -> Option<GitState> {
-    let mut child = Command::new("git")
+    let mut child = git_command(cwd)
         .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.untrackedCache=false",
-            "--no-optional-locks",
             "status",
             "--porcelain=v2",
             "--branch",
@@ -146,14 +160,7 @@ pub fn git_state(cwd: &Path) -> Option<GitState> {
             "--untracked-files=normal",
             "--ignore-submodules=all",
         ])
-        .current_dir(cwd)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
         .spawn()
         .ok()?;
     let mut stdout = child.stdout.take()?;

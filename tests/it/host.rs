@@ -311,3 +311,42 @@ async fn a_command_name_never_spells_a_path_and_the_users_own_shell_lines_need_n
     assert!(sent.contains("Stamp: USER-STAMP"), "{sent}");
     assert!(!sent.contains("DOTDOT-BYTES"), "{sent}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn review_finds_nothing_to_send_outside_a_repository_without_changes_or_with_a_bad_base() {
+    use light_agent::host::commands::review::changes;
+    use support::child_env::git;
+    let dir = tempfile::tempdir().unwrap();
+    let no_repo = changes(dir.path(), None).await.unwrap_err();
+    assert!(
+        no_repo.contains("is not inside a git work tree"),
+        "{no_repo}"
+    );
+    git(dir.path(), &["init", "-q"]);
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    git(dir.path(), &["add", "a.txt"]);
+    git(dir.path(), &["commit", "-q", "-m", "first"]);
+    assert_eq!(
+        changes(dir.path(), None).await.unwrap_err(),
+        "no uncommitted changes to review"
+    );
+    assert_eq!(
+        changes(dir.path(), Some("--output=/tmp/x"))
+            .await
+            .unwrap_err(),
+        "`--output=/tmp/x` is not a revision"
+    );
+    assert_eq!(
+        changes(dir.path(), Some("nope")).await.unwrap_err(),
+        "`nope` is not a commit in this repository"
+    );
+    std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+    std::fs::write(dir.path().join("new.txt"), "new\n").unwrap();
+    let found = changes(dir.path(), None).await.unwrap();
+    assert!(found.diff.contains("-one\n+two\n"), "{}", found.diff);
+    assert_eq!(found.untracked, ["new.txt"]);
+    assert_eq!(
+        changes(dir.path(), Some("HEAD")).await.unwrap().base,
+        "HEAD"
+    );
+}

@@ -1,8 +1,8 @@
 //! `/review`'s material: the uncommitted changes (`git diff HEAD`, or
-//! against a base), read with git under the same hygiene as the
-//! environment's `git status` — a cleared environment, no system
-//! configuration, no external diff or text conversion programs, no
-//! optional locks — with a timeout and a size cap.
+//! against a base), read with git as the environment's `git status` runs
+//! ([`git_command`]: a cleared environment, no system configuration, no
+//! optional locks) and with no external diff or text conversion programs,
+//! a timeout and a size cap.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
+
+use crate::context::environment::git_command;
 
 /// Longest a git call may take.
 const GIT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -97,22 +99,9 @@ pub async fn changes(cwd: &Path, base: Option<&str>) -> Result<Changes, String> 
 /// Runs git with `args` in `cwd`; its output up to `cap` bytes (cut at a
 /// line end) and whether there was more; `Err` on failure or timeout.
 async fn git(cwd: &Path, args: &[&str], cap: usize) -> Result<(String, bool), String> {
-    let mut child = Command::new("git")
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "--no-optional-locks",
-            "--no-pager",
-        ])
-        .args(args)
-        .current_dir(cwd)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+    let mut git = git_command(cwd);
+    git.args(args).stdout(Stdio::piped());
+    let mut child = Command::from(git)
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("git cannot be run: {e}"))?;
@@ -176,63 +165,4 @@ pub fn prompt(instructions: &str, changes: &Changes) -> String {
         ));
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn git_sync(dir: &Path, args: &[&str]) {
-        let ok = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap()
-            .status
-            .success();
-        assert!(ok, "git {args:?}");
-    }
-
-    #[tokio::test]
-    async fn outside_a_repository_or_without_changes_there_is_nothing_to_send() {
-        let dir = tempfile::tempdir().unwrap();
-        let no_repo = changes(dir.path(), None).await.unwrap_err();
-        assert!(
-            no_repo.contains("is not inside a git work tree"),
-            "{no_repo}"
-        );
-        git_sync(dir.path(), &["init", "-q"]);
-        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-        git_sync(dir.path(), &["add", "a.txt"]);
-        git_sync(dir.path(), &["commit", "-q", "-m", "first"]);
-        assert_eq!(
-            changes(dir.path(), None).await.unwrap_err(),
-            "no uncommitted changes to review"
-        );
-        assert_eq!(
-            changes(dir.path(), Some("--output=/tmp/x"))
-                .await
-                .unwrap_err(),
-            "`--output=/tmp/x` is not a revision"
-        );
-        assert_eq!(
-            changes(dir.path(), Some("nope")).await.unwrap_err(),
-            "`nope` is not a commit in this repository"
-        );
-        std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
-        std::fs::write(dir.path().join("new.txt"), "new\n").unwrap();
-        let found = changes(dir.path(), None).await.unwrap();
-        assert!(found.diff.contains("-one\n+two\n"), "{}", found.diff);
-        assert_eq!(found.untracked, ["new.txt"]);
-        let against = changes(dir.path(), Some("HEAD")).await.unwrap();
-        assert_eq!(against.base, "HEAD");
-    }
 }
