@@ -350,3 +350,29 @@ async fn review_finds_nothing_to_send_outside_a_repository_without_changes_or_wi
         "HEAD"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_stops_a_commands_shell_lines_and_nothing_is_sent() {
+    let mock = MockModel::start([Reply::openai_text("unused")]).await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    let user_dir = f._dir.path().join("home/commands");
+    std::fs::create_dir_all(&user_dir).unwrap();
+    std::fs::write(user_dir.join("slow.md"), "Slow: !`sleep 600`\n").unwrap();
+    f.submit(
+        "c1",
+        Op::RunCommand {
+            name: "slow".into(),
+            args: String::new(),
+        },
+    );
+    f.submit("", Op::Interrupt);
+    let rejected = f
+        .until(|e| matches!(e, HostEvent::PromptRejected { .. }))
+        .await;
+    let HostEvent::PromptRejected { op, reason, .. } = rejected else {
+        unreachable!()
+    };
+    assert_eq!(op.0, "c1");
+    assert!(reason.contains("was interrupted"), "{reason}");
+    assert!(mock.requests().is_empty());
+}

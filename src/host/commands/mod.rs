@@ -20,6 +20,3 @@ pub mod parse;
 pub mod review;
 mod run;
 pub mod trust;
-
-/// The names the host itself answers in [`Op::RunCommand`](crate::protocol::Op).
-pub const BUILTIN: [&str; 2] = ["init", "review"];
