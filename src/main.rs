@@ -461,7 +461,8 @@ async fn run_exec(
     };
     let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
     let (host, stopped) = light_agent::host::Host::start(config, manager, events_tx);
-    let exit = cli::exec::run(host, events_rx, prompt, parts, format).await;
+    let prompt = prompt.map(|text| cli::exec::prompt_op(cwd, &setup.paths.config_dir, text, parts));
+    let exit = cli::exec::run(host, events_rx, prompt, format).await;
     let _ = stopped.await;
     exit
 }

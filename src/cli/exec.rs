@@ -14,7 +14,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
 use anyhow::Result;
-use light_agent::host::Host;
+use std::path::Path;
+
+use light_agent::host::{Host, commands};
 use light_agent::protocol::{
     AgentEvent, HostEvent, JobId, JobUpdate, Notice, NoticeLevel, Op, OpId, PromptPart, StopCause,
     Submission,
@@ -48,14 +50,13 @@ const PROMPT_OP: &str = "prompt";
 pub async fn run(
     host: Host,
     mut events: mpsc::UnboundedReceiver<HostEvent>,
-    prompt: Option<String>,
-    parts: Vec<PromptPart>,
+    prompt: Option<Op>,
     format: Format,
 ) -> Result<Exit> {
     let mut pending = Pending::default();
-    if let Some(text) = prompt {
+    if let Some(op) = prompt {
         pending.ops.insert(OpId::new(PROMPT_OP));
-        host.submit(Submission::new(PROMPT_OP, Op::Prompt { text, parts }));
+        host.submit(Submission::new(PROMPT_OP, op));
     }
     let (ops_tx, mut ops_rx) = mpsc::unbounded_channel::<Submission>();
     let mut reading = format == Format::StreamJson;
@@ -71,7 +72,7 @@ pub async fn run(
         tokio::select! {
             op = ops_rx.recv(), if reading => match op {
                 Some(submission) => {
-                    if matches!(submission.op, Op::Prompt { .. }) {
+                    if matches!(submission.op, Op::Prompt { .. } | Op::RunCommand { .. }) {
                         pending.ops.insert(submission.id.clone());
                     }
                     host.submit(submission);
@@ -138,6 +139,7 @@ impl Pending {
                 StopCause::Llm | StopCause::Runtime => Exit::Failure,
             }),
             HostEvent::PromptRejected { op, .. } if self.ops.remove(op) => Some(Exit::Failure),
+            HostEvent::CommandAnswered { op, .. } if self.ops.remove(op) => Some(Exit::Success),
             HostEvent::Job {
                 update: JobUpdate::Withdrawn { prompts },
                 ..
@@ -154,6 +156,28 @@ impl Pending {
             _ => None,
         }
     }
+}
+
+/// The op of `exec`'s prompt: `/NAME ARGS` naming `/init`, `/review` or a
+/// prompt file of `cwd` or of `config_dir` (and no images) runs that
+/// command; any other text is a prompt.
+pub fn prompt_op(cwd: &Path, config_dir: &Path, text: String, parts: Vec<PromptPart>) -> Op {
+    let command = text.trim().strip_prefix('/').filter(|_| parts.is_empty());
+    if let Some(line) = command {
+        let (name, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let known = ["init", "review"].contains(&name)
+            || (commands::discover::valid_name(name)
+                && commands::discover::discover(cwd, Some(config_dir))
+                    .get(name)
+                    .is_some());
+        if known {
+            return Op::RunCommand {
+                name: name.to_string(),
+                args: args.trim().to_string(),
+            };
+        }
+    }
+    Op::Prompt { text, parts }
 }
 
 /// Writes one host event as the format wants.
@@ -185,6 +209,7 @@ fn show(
             print_notice(notice);
             Ok(())
         }
+        (_, HostEvent::CommandAnswered { text, .. }) => stdout.text(&format!("{text}\n")),
         (_, HostEvent::PromptRejected { reason, .. }) => {
             output::eprintln(&format!("error: {reason}"));
             Ok(())

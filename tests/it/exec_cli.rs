@@ -287,3 +287,33 @@ async fn continue_refuses_a_session_another_process_is_running() {
         .unwrap();
     assert_eq!(status.code(), Some(130));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slash_prompt_naming_a_command_runs_it_and_any_other_goes_to_the_model() {
+    let f = fixture();
+    let dir = f.repo.join(".claude/commands");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("fix.md"), "Fix $ARGUMENTS with care.\n").unwrap();
+    let mock = MockModel::start([Reply::openai_text("fixed"), Reply::openai_text("a path")]).await;
+    let url = mock.openai_base_url();
+
+    let fixed = run(command(&f, Some(&url), &["/fix issue-12"])).await;
+    assert_eq!(fixed.status.code(), Some(0), "{}", text(&fixed.stderr));
+    let sent = mock.requests()[0].body.to_string();
+    assert!(sent.contains("Fix issue-12 with care."), "{sent}");
+
+    // Outside a repository `/review` says so and asks no model.
+    let review = run(command(&f, Some(&url), &["/review"])).await;
+    assert_eq!(review.status.code(), Some(0), "{}", text(&review.stderr));
+    assert!(
+        text(&review.stdout).contains("not inside a git work tree"),
+        "{}",
+        text(&review.stdout)
+    );
+    assert_eq!(mock.request_count(), 1);
+
+    let path = run(command(&f, Some(&url), &["/usr/bin/env fails"])).await;
+    assert_eq!(path.status.code(), Some(0), "{}", text(&path.stderr));
+    let sent = mock.requests()[1].body.to_string();
+    assert!(sent.contains("/usr/bin/env fails"), "{sent}");
+}
