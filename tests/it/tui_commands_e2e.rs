@@ -111,7 +111,7 @@ async fn a_project_commands_shell_line_runs_only_after_accept() {
     write(
         &f.repo,
         ".claude/commands/mark.md",
-        "Marker says: !`touch made-by-command && echo MARKER-OUTPUT`\n",
+        "Marker says: !`touch made-by-command && echo MARKER-OUTPUT @src/main.rs`\n",
     );
     let marker = f.repo.join("made-by-command");
     let mock = MockModel::start([Reply::openai_text("Seen the marker.")]).await;
@@ -138,6 +138,8 @@ async fn a_project_commands_shell_line_runs_only_after_accept() {
     );
     let sent = last_user_text(&mock.requests()[0].body);
     assert!(sent.contains("Marker says: MARKER-OUTPUT"), "{sent}");
+    // What a shell line printed is text, never a mention that attaches a file.
+    assert!(!sent.contains("[file src/main.rs]"), "{sent}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

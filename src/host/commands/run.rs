@@ -150,6 +150,17 @@ impl Actor {
                 return Ok(());
             }
         }
+        // Mentions come from the file's text and the arguments, never from
+        // what a shell line printed.
+        let written: String = segments
+            .iter()
+            .filter_map(|s| match s {
+                Segment::Text(text) => Some(text.as_str()),
+                Segment::Shell(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let parts = self.mention_parts(&written).await;
         let text = match self.fill_shell(segments, interrupts).await {
             Some(text) => text,
             None => {
@@ -159,7 +170,6 @@ impl Actor {
                 return Ok(());
             }
         };
-        let parts = self.mention_parts(&text).await;
         let text = self.user_notes.prefix(text);
         self.prompt_as(op, text, parts, interrupts, asked(false))
             .await
