@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use light_agent::protocol::{AgentEvent, JobId, JobKind, JobUpdate, Meta, StopCause, ToolCall};
+use light_agent::protocol::{CommandOrigin, PromptCommand};
 use light_agent::protocol::{
     HostEvent, McpServerRow, McpServerState, ModelChoice, Notice, NoticeLevel, Report,
     SessionHeader, SessionRow, SessionsReport, SkillRow, SkillsReport, StatusReport,
@@ -379,6 +380,40 @@ fn status_line_states() {
 fn slash_popup() {
     snap("slash_popup", |app, _| {
         type_text(app, "/s");
+    });
+}
+
+#[test]
+fn slash_popup_with_prompt_files() {
+    snap("slash_popup_prompt_files", |app, _| {
+        let file = |name: &str, description: &str, hint: &str, origin| PromptCommand {
+            name: name.into(),
+            description: description.into(),
+            argument_hint: hint.into(),
+            origin,
+            path: match origin {
+                CommandOrigin::Project => format!(".claude/commands/{name}.md"),
+                CommandOrigin::User => format!("commands/{name}.md"),
+            },
+            runs_shell: false,
+            problem: None,
+        };
+        input(
+            app,
+            HostEvent::Commands {
+                commands: vec![
+                    file(
+                        "fix",
+                        "Fix a tracked issue",
+                        "[issue]",
+                        CommandOrigin::Project,
+                    ),
+                    file("fixup", "", "", CommandOrigin::User),
+                ],
+                skipped: Vec::new(),
+            },
+        );
+        type_text(app, "/fi");
     });
 }
 
