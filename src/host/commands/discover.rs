@@ -10,7 +10,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::parse::{self, Format, PromptFile};
 use crate::protocol::{CommandOrigin, PromptCommand};
-use crate::tool::fs::{FsRefusalKind, OpenedDir, Root};
+use crate::tool::fs::{FileKind, FsRefusalKind, OpenedDir, Root};
 
 /// Larger prompt files are listed with the reason and never used.
 pub const MAX_BYTES: usize = 256 * 1024;
@@ -140,6 +140,12 @@ pub fn valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
 }
 
+/// Most prompt files read in one folder (its subfolders included).
+const MAX_FILES: usize = 500;
+
+/// Subfolders are read this deep (`git/commit.md` is `/git:commit`).
+const MAX_DEPTH: usize = 3;
+
 fn read_folder(root: &Root, dir: &str, origin: CommandOrigin, listing: &mut Listing) {
     let opened = root.relative(dir).and_then(|rel| root.open_dir(&rel));
     let folder = match opened {
@@ -166,10 +172,28 @@ fn read_folder(root: &Root, dir: &str, origin: CommandOrigin, listing: &mut List
             return;
         }
     };
+    let mut budget = MAX_FILES;
+    read_entries(&folder, dir, "", origin, listing, &mut budget, 1);
+}
+
+/// The prompt files of `folder` (shown as `shown`), named with `prefix`
+/// (`git:` inside `git/`); subfolders are opened without following a
+/// symlink, down to [`MAX_DEPTH`], and at most `budget` files are read.
+fn read_entries(
+    folder: &OpenedDir,
+    shown: &str,
+    prefix: &str,
+    origin: CommandOrigin,
+    listing: &mut Listing,
+    budget: &mut usize,
+    depth: usize,
+) {
     let mut entries = match folder.entries() {
         Ok(entries) => entries,
         Err(e) => {
-            listing.skipped.push(format!("{dir} cannot be listed: {e}"));
+            listing
+                .skipped
+                .push(format!("{shown} cannot be listed: {e}"));
             return;
         }
     };
@@ -178,26 +202,44 @@ fn read_folder(root: &Root, dir: &str, origin: CommandOrigin, listing: &mut List
         let Some(file_name) = entry.name.to_str() else {
             continue;
         };
-        let Some((format, name)) = Format::of(file_name) else {
+        if entry.kind == FileKind::Directory {
+            let inner = format!("{prefix}{file_name}:");
+            if depth < MAX_DEPTH
+                && valid_name(&format!("{inner}x"))
+                && let Ok(Some(sub)) = folder.open_dir(OsStr::new(file_name))
+            {
+                let sub_shown = format!("{shown}/{file_name}");
+                read_entries(&sub, &sub_shown, &inner, origin, listing, budget, depth + 1);
+            }
+            continue;
+        }
+        let Some((format, stem)) = Format::of(file_name) else {
             continue;
         };
-        let path = format!("{dir}/{file_name}");
-        if !valid_name(name) {
+        let name = format!("{prefix}{stem}");
+        let path = format!("{shown}/{file_name}");
+        if !valid_name(&name) {
             listing.skipped.push(format!(
                 "{path}: `{name}` is not a usable command name (letters, digits, - _ . :)"
             ));
             continue;
         }
-        if let Some(first) = listing.get(name) {
+        if let Some(first) = listing.get(&name) {
             listing.skipped.push(format!(
                 "{path} is not used: /{name} is {}",
                 first.info.path
             ));
             continue;
         }
-        listing
-            .found
-            .push(read_file(&folder, file_name, name, path, format, origin));
+        if *budget == 0 {
+            listing.skipped.push(format!(
+                "{shown}: more than {MAX_FILES} prompt files; the rest are not read"
+            ));
+            return;
+        }
+        *budget -= 1;
+        let found = read_file(folder, file_name, &name, path, format, origin);
+        listing.found.push(found);
     }
 }
 
@@ -392,6 +434,53 @@ mod tests {
         );
         assert!(listing.skipped.iter().any(|s| s.contains("`.hidden`")));
         assert!(listing.found.iter().all(|f| !f.text.contains("SECRET")));
+    }
+
+    #[test]
+    fn subfolders_name_their_commands_with_a_colon_and_never_follow_a_link() {
+        let project = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        write(project.path(), ".claude/commands/git/commit.md", "commit");
+        write(
+            project.path(),
+            ".gemini/commands/a/b/c.toml",
+            "prompt = \"deep\"",
+        );
+        write(
+            project.path(),
+            ".claude/commands/a/b/c/d/too-deep.md",
+            "deep",
+        );
+        write(outside.path(), "leak.md", "LEAK");
+        std::os::unix::fs::symlink(outside.path(), project.path().join(".claude/commands/out"))
+            .unwrap();
+        let listing = discover(project.path(), None);
+        let names: Vec<(&str, &str)> = listing
+            .found
+            .iter()
+            .map(|f| (f.info.name.as_str(), f.info.path.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("git:commit", ".claude/commands/git/commit.md"),
+                ("a:b:c", ".gemini/commands/a/b/c.toml"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_folder_of_thousands_of_files_is_read_up_to_its_cap() {
+        let project = tempfile::tempdir().unwrap();
+        for i in 0..=MAX_FILES {
+            write(project.path(), &format!(".agents/commands/c{i:04}.md"), "x");
+        }
+        let listing = discover(project.path(), None);
+        assert_eq!(listing.found.len(), MAX_FILES);
+        assert_eq!(
+            listing.skipped,
+            [".agents/commands: more than 500 prompt files; the rest are not read"]
+        );
     }
 
     #[test]
