@@ -624,7 +624,9 @@ impl App {
     }
 
     /// Commits everything still live; unfinished tool calls are shown as
-    /// cancelled.
+    /// cancelled. The user's own `!CMD` panes are not the turn's: they stay
+    /// until their `UserShellDone` (a turn ending while one runs must not
+    /// mark it cancelled).
     pub(crate) fn flush_live(&mut self, replay: bool) {
         if let Some(thought) = self.thought.take() {
             let took = (!replay).then(|| self.now.saturating_duration_since(thought.started));
@@ -634,7 +636,7 @@ impl App {
         }
         self.finish_output();
         for tool in &mut self.tools {
-            if tool.pane.outcome.is_none() {
+            if tool.pane.outcome.is_none() && tool.pane.call.name != "!" {
                 tool.pane.outcome = Some(ToolOutcome {
                     id: tool.pane.call.id.clone(),
                     name: tool.pane.call.name.clone(),

@@ -1070,3 +1070,34 @@ fn an_image_chip_is_deleted_whole_by_backspace_and_then_not_sent() {
         }]
     );
 }
+
+#[test]
+fn a_turn_ending_while_the_users_own_command_runs_does_not_mark_it_cancelled() {
+    let (mut app, _) = app(80, 20);
+    ev(&mut app, user_input("hi"));
+    app.update(AppMsg::Input(HostEvent::UserShellStarted {
+        id: "user-shell-1".into(),
+        command: "rm -rf src".into(),
+    }));
+    ev(
+        &mut app,
+        AgentEvent::AgentStop {
+            cause: StopCause::Done,
+            message: String::new(),
+            meta: meta(),
+        },
+    );
+    assert!(app.user_command_running(), "the pane is still live");
+    assert!(!committed(&mut app).iter().any(|l| l.contains("cancelled")));
+    app.update(AppMsg::Input(HostEvent::UserShellDone {
+        id: "user-shell-1".into(),
+        result: "exit 0 after 0.0 s".into(),
+        is_error: false,
+    }));
+    let lines = committed(&mut app);
+    assert!(
+        lines.iter().any(|l| l.contains("exit 0 after")),
+        "{lines:?}"
+    );
+    assert!(!app.user_command_running());
+}
