@@ -9,6 +9,7 @@
 //! except through `agent_stop`.
 
 mod call_ids;
+mod hook_events;
 pub mod hooks;
 mod hub;
 pub mod image;

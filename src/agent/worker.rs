@@ -47,6 +47,9 @@ pub(super) struct Worker {
     next_turn: Option<u64>,
     /// A session load failed or was cancelled: the next prompt loads first.
     pub(super) needs_load: bool,
+    /// The `source` of the `SessionStart` hooks the next prompt runs first
+    /// (`None`: they ran).
+    pub(super) session_start: Option<&'static str>,
 }
 
 /// The answer owed to whoever awaits a job.
@@ -86,6 +89,7 @@ impl Worker {
             images: crate::ai::Images::new(),
             next_turn: None,
             needs_load: false,
+            session_start: Some("startup"),
         }
     }
 
@@ -223,6 +227,9 @@ impl Worker {
             .last_turn()
             .await
             .map_err(|e| AgentError::Session(e.to_string()))?;
+        if self.session_start.is_some() && !window.is_empty() {
+            self.session_start = Some("resume");
+        }
         self.window = window;
         self.next_turn = Some(last + 1);
         self.needs_load = false;
@@ -241,6 +248,7 @@ impl Worker {
             };
         }
         let now = Meta::new(self.next_turn().await.saturating_sub(1), u32::MAX);
+        self.pre_compact_hooks("manual", cancel).await;
         // Dropping the build on cancel drops the summary request with it;
         // nothing is committed before the summary is complete.
         let specs = self.tools.specs();
@@ -271,6 +279,7 @@ impl Worker {
                     }
                     self.shared.hub.emit(summary.clone());
                     self.window = window;
+                    self.session_start = Some("compact");
                     self.update_window_tokens();
                     TurnOutcome {
                         cause: StopCause::Done,

@@ -226,7 +226,10 @@ impl Actor {
             full,
         );
         build::register_shell(agent, &shell)?;
-        agent.set_hooks(super::hooks::hooks(&self.config.settings, &shell));
+        agent.set_hooks(super::hooks::hooks(
+            &self.config.settings.hooks.entries,
+            &shell,
+        ));
         if let state @ (SandboxState::Unavailable { .. } | SandboxState::Partial { .. }) =
             shell.sandbox_state()
         {
