@@ -187,6 +187,7 @@ impl Actor {
         self.status();
         self.put_agent();
         self.join_project_mcp().await;
+        self.join_project_hooks().await;
         self.send_tokens().await;
         self.send_plan().await;
     }
@@ -272,6 +273,8 @@ impl Actor {
             Op::Jobs => self.jobs(),
             Op::RestartMcp { server } => self.restart_mcp(&server),
             Op::DecideProjectMcp { accept } => self.decide_project_mcp(accept).await,
+            Op::Hooks => self.list_hooks().await,
+            Op::DecideProjectHooks { accept } => self.decide_project_hooks(accept).await,
             Op::KillJob { job } => self.kill_job(&job).await,
             Op::Withdraw { job } => {
                 if let Some(agent) = self.agent() {
@@ -443,6 +446,7 @@ impl Actor {
             // The first usable model: the session gets its agent now.
             self.put_agent();
             self.join_project_mcp().await;
+            self.join_project_hooks().await;
         }
         self.status();
         Ok(())

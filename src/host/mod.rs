@@ -28,6 +28,8 @@ mod error;
 mod forward;
 pub mod hooks;
 mod parts;
+pub mod project_hooks;
+mod project_hooks_ops;
 pub mod project_mcp;
 mod project_mcp_ops;
 mod reports;

@@ -176,6 +176,15 @@ pub enum Op {
         /// Whether they are accepted.
         accept: bool,
     },
+    /// List the hooks in force and a project's that do not run (answered
+    /// with a notice).
+    Hooks,
+    /// Run (and remember running) the hooks the project brings
+    /// (`.claude/settings.json`, `.agents/hooks.toml`), or keep them off.
+    DecideProjectHooks {
+        /// Whether they are accepted.
+        accept: bool,
+    },
     /// List the working directory's files (the `@` picker's source):
     /// answered by [`HostEvent::Files`], walked off the host's loop.
     ListFiles,

@@ -44,13 +44,16 @@ pub enum SlashCommand {
     /// `/mcp [restart NAME | accept | decline]`: the MCP servers, start one
     /// again, or decide about the project's `.mcp.json`.
     Mcp,
+    /// `/hooks [accept | decline]`: the hooks in force, or decide about the
+    /// project's.
+    Hooks,
     /// `/quit` (alias `/exit`).
     Quit,
 }
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 18] = [
+    pub const ALL: [SlashCommand; 19] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -68,6 +71,7 @@ impl SlashCommand {
         Self::Export,
         Self::Jobs,
         Self::Mcp,
+        Self::Hooks,
         Self::Quit,
     ];
 
@@ -91,6 +95,7 @@ impl SlashCommand {
             Self::Export => "export",
             Self::Jobs => "jobs",
             Self::Mcp => "mcp",
+            Self::Hooks => "hooks",
             Self::Quit => "quit",
         }
     }
@@ -114,6 +119,7 @@ impl SlashCommand {
             Self::Export => "[FILE]",
             Self::Jobs => "[kill ID]",
             Self::Mcp => "[restart NAME | accept | decline]",
+            Self::Hooks => "[accept | decline]",
             _ => "",
         }
     }
@@ -143,6 +149,7 @@ impl SlashCommand {
             Self::Export => "write the transcript as markdown",
             Self::Jobs => "background jobs, or end one (kill ID)",
             Self::Mcp => "MCP servers; restart NAME; accept or decline the project's .mcp.json",
+            Self::Hooks => "hooks in force; accept or decline the project's hooks",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -245,6 +252,18 @@ impl SlashCommand {
                     app.notice(
                         NoticeLevel::Warn,
                         "usage: /mcp, /mcp restart NAME, /mcp accept or /mcp decline",
+                    );
+                    return;
+                }
+            },
+            Self::Hooks => match arg {
+                "" => Op::Hooks,
+                "accept" => Op::DecideProjectHooks { accept: true },
+                "decline" => Op::DecideProjectHooks { accept: false },
+                _ => {
+                    app.notice(
+                        NoticeLevel::Warn,
+                        "usage: /hooks, /hooks accept or /hooks decline",
                     );
                     return;
                 }
