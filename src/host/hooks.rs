@@ -75,7 +75,11 @@ impl HookSlot {
     /// `elicitation_dialog`) with `message`, as a future that ends when
     /// they do. Dropping it (the request was answered or withdrawn) kills
     /// them with their groups.
-    pub(super) fn notification(&self, kind: &'static str, message: String) -> BoxFuture<'static, ()> {
+    pub(super) fn notification(
+        &self,
+        kind: &'static str,
+        message: String,
+    ) -> BoxFuture<'static, ()> {
         let Some(scene) = lock(&self.0).clone() else {
             return futures::future::ready(()).boxed();
         };

@@ -76,7 +76,8 @@ pub fn describe_hook(hook: &HookSetting, origin: &str) -> String {
 /// `Err` with a line for the user when one cannot be used (a symlink, not a
 /// regular file, too large, not valid).
 pub fn read(dir: &Path) -> Result<Option<ProjectHooks>, String> {
-    let root = Root::open(dir).map_err(|e| format!("the project's hook files cannot be read: {e}"))?;
+    let root =
+        Root::open(dir).map_err(|e| format!("the project's hook files cannot be read: {e}"))?;
     let top = root
         .open_dir(&RelPath::root())
         .map_err(|e| format!("the project's hook files cannot be read: {e}"))?;
@@ -120,7 +121,11 @@ pub fn read(dir: &Path) -> Result<Option<ProjectHooks>, String> {
 
 /// The file at `folder/name` beneath `top`, neither a symlink: `Ok(None)`
 /// when it (or its folder) does not exist.
-fn read_beneath(top: &OpenedDir, [folder, name]: &[&str; 2], shown: &str) -> Result<Option<Vec<u8>>, String> {
+fn read_beneath(
+    top: &OpenedDir,
+    [folder, name]: &[&str; 2],
+    shown: &str,
+) -> Result<Option<Vec<u8>>, String> {
     let unreadable = |e: &dyn std::fmt::Display| format!("{shown} cannot be read: {e}");
     let refused = |dir: &OpenedDir, name: &str| {
         let what = dir

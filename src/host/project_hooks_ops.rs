@@ -110,7 +110,9 @@ impl Actor {
         let (project, state) = match &standing {
             Standing::Absent => (None, ""),
             Standing::Accepted(hooks) => (Some(hooks), ""),
-            Standing::Undecided(hooks) => (Some(hooks), "not accepted yet: /hooks accept runs them"),
+            Standing::Undecided(hooks) => {
+                (Some(hooks), "not accepted yet: /hooks accept runs them")
+            }
             Standing::Declined(hooks) => (Some(hooks), "declined: /hooks accept runs them"),
             Standing::Unusable(why) => {
                 lines.push(format!("  project hooks cannot be used: {why}"));

@@ -1,8 +1,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! `[[hooks.PreToolUse]]` in `exec` against the mock model: the event as
-//! JSON on stdin, exit 2 blocking the call with its stderr as the reason the
-//! next request carries, a hook past its timeout killed with its process
-//! group while the turn goes on.
+//! Hooks in `exec` against the mock model: the event as JSON on stdin, exit
+//! 2 blocking a call with its stderr as the reason the next request carries
+//! (or refusing a prompt, or making a turn go on), stdout reaching the
+//! request where Claude Code adds it, a hook past its timeout killed with
+//! its process group while the turn goes on, a project's hooks run only
+//! once accepted.
 
 use crate::support;
 
@@ -141,4 +143,179 @@ command = "cat > \"$PWD/post.json\"; echo 'now run cargo fmt' >&2; exit 2"
         next.contains("[PostToolUse hook]: now run cargo fmt"),
         "{next}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_prompt_submit_hooks_stdout_reaches_the_request() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.UserPromptSubmit]]
+command = "cat > \"$PWD/prompt.json\"; echo 'the build on main is green'"
+"#,
+    );
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let out = run(command(&f, &mock.openai_base_url(), &["how is the build?"])).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let sent = mock.requests()[0].body["messages"].to_string();
+    assert!(
+        sent.contains("[UserPromptSubmit hook]") && sent.contains("the build on main is green"),
+        "{sent}"
+    );
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("prompt.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "UserPromptSubmit");
+    assert_eq!(event["prompt"], "how is the build?");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_prompt_submit_hook_exiting_2_refuses_the_prompt_and_tells_the_user() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.UserPromptSubmit]]
+command = "echo 'no secrets in prompts' >&2; exit 2"
+"#,
+    );
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let out = run(command(&f, &mock.openai_base_url(), &["my key is hunter2"])).await;
+    let stderr = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("refused the prompt: no secrets in prompts"),
+        "{stderr}"
+    );
+    assert_eq!(mock.request_count(), 0, "the refused prompt was sent");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_start_hooks_stdout_reaches_the_first_request_once() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.SessionStart]]
+matcher = "startup"
+command = "cat >> \"$PWD/starts.json\"; echo >> \"$PWD/starts.json\"; echo 'open issues: #12 flaky test'"
+"#,
+    );
+    let mock = MockModel::start(shell_then_done("true")).await;
+    let out = run(command(
+        &f,
+        &mock.openai_base_url(),
+        &["--permissions", "full", "what is open?"],
+    ))
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let first = mock.requests()[0].body["messages"].to_string();
+    assert!(
+        first.contains("[SessionStart hook]") && first.contains("open issues: #12 flaky test"),
+        "{first}"
+    );
+    let starts = std::fs::read_to_string(f.repo.join("starts.json")).unwrap();
+    let events: Vec<serde_json::Value> = starts
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events.len(), 1, "it ran once for two requests: {starts}");
+    assert_eq!(events[0]["hook_event_name"], "SessionStart");
+    assert_eq!(events[0]["source"], "startup");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stop_hook_exiting_2_makes_the_turn_go_on_once() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.Stop]]
+command = "if [ -e \"$PWD/stopped\" ]; then cat > \"$PWD/second_stop.json\"; exit 0; fi; touch \"$PWD/stopped\"; echo 'run the tests before you stop' >&2; exit 2"
+"#,
+    );
+    let mock = MockModel::start([
+        Reply::openai_text("done"),
+        Reply::openai_text("tests ran, now done"),
+    ])
+    .await;
+    let out = run(command(&f, &mock.openai_base_url(), &["fix it"])).await;
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(mock.request_count(), 2, "{stdout}");
+    let next = mock.requests()[1].body["messages"].to_string();
+    assert!(next.contains("run the tests before you stop"), "{next}");
+    assert!(stdout.contains("tests ran, now done"), "{stdout}");
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("second_stop.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "Stop");
+    assert_eq!(event["stop_hook_active"], true);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stop_hook_past_its_timeout_is_killed_and_the_turn_ends() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.Stop]]
+command = "sleep 600 & echo $! > \"$PWD/stop.pid\"; wait"
+timeout_sec = 1
+"#,
+    );
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let out = run(command(&f, &mock.openai_base_url(), &["fix it"])).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("Stop hook"), "{stderr}");
+    assert!(stderr.contains("timed out; killed"), "{stderr}");
+    let pid = std::fs::read_to_string(f.repo.join("stop.pid")).unwrap();
+    let pid = pid.trim().to_string();
+    let gone = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.contains(") Z "))
+    };
+    until("the Stop hook's sleep to be gone", gone).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exec_runs_a_projects_hooks_only_once_accepted_and_says_why_not() {
+    let f = Workspace::new("fn main() {}\n");
+    std::fs::create_dir_all(&f.home).unwrap();
+    std::fs::create_dir_all(f.repo.join(".claude")).unwrap();
+    std::fs::write(
+        f.repo.join(".claude/settings.json"),
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"$PWD/project-hook-ran\""}]}]}}"#,
+    )
+    .unwrap();
+    let marker = f.repo.join("project-hook-ran");
+
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let out = run(command(&f, &mock.openai_base_url(), &["hello"])).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("this project's hooks were not run"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("/hooks accept"), "{stderr}");
+    assert!(!marker.exists(), "a project's hook ran before acceptance");
+
+    // Accepted for these hooks (what `/hooks accept` records): run.
+    let hooks = light_agent::host::project_hooks::read(&f.repo)
+        .unwrap()
+        .unwrap();
+    let manager =
+        light_agent::session::SessionManager::open(&f.home.join("sessions.sqlite3")).unwrap();
+    light_agent::host::project_hooks::decide(&manager, &f.repo, &hooks, true)
+        .await
+        .unwrap();
+    drop(manager);
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let out = run(command(&f, &mock.openai_base_url(), &["hello"])).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("were not run"), "{stderr}");
+    assert!(marker.exists(), "the accepted hook did not run");
 }

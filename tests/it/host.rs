@@ -35,8 +35,20 @@ struct Fixture {
 /// A host on a fresh directory whose model is the mock at `url`;
 /// `model_missing` starts it as if no model were configured.
 async fn start(url: &str, mode: Mode, model_missing: Option<&str>) -> Fixture {
+    start_configured(url, mode, model_missing, "").await
+}
+
+/// [`start`] with `config_toml` as the user's `config.toml`.
+async fn start_configured(
+    url: &str,
+    mode: Mode,
+    model_missing: Option<&str>,
+    config_toml: &str,
+) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("config.toml"), config_toml).unwrap();
     let repo = dir.path().join("repo");
     std::fs::create_dir_all(repo.join("src")).unwrap();
     std::fs::write(repo.join("src/main.rs"), "fn main() {}\n").unwrap();
@@ -220,6 +232,53 @@ async fn an_interrupt_while_an_approval_waits_ends_the_turn_and_changes_nothing(
     let main_rs = std::fs::read_to_string(f.repo.join("src/main.rs")).unwrap();
     assert_eq!(main_rs, "fn main() {}\n");
     assert_eq!(mock.request_count(), 1, "the turn asked nothing more");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_notification_hook_runs_while_an_approval_waits_and_an_interrupt_kills_its_group() {
+    let args = json!({
+        "path": "src/main.rs",
+        "edits": [{"old_string": "fn main() {}", "new_string": "fn main() { changed() }"}],
+    })
+    .to_string();
+    let mock = MockModel::start([OpenAiStream::new()
+        .tool_call("call_1", "edit", &[&args])
+        .into_reply()])
+    .await;
+    let config = r#"
+[[hooks.Notification]]
+matcher = "permission_prompt"
+command = "cat > notified.json; sleep 600 & echo $! > notify.pid; wait"
+"#;
+    let mut f = start_configured(&mock.openai_base_url(), Mode::Ask, None, config).await;
+    f.prompt("p1", "edit it");
+    f.until(|e| matches!(e, HostEvent::ApprovalRequested { .. }))
+        .await;
+    let pid_file = f.repo.join("notify.pid");
+    support::bounded::until("the Notification hook to start", || {
+        std::fs::read_to_string(&pid_file).is_ok_and(|pid| pid.ends_with('\n'))
+    })
+    .await;
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("notified.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "Notification");
+    assert_eq!(event["notification_type"], "permission_prompt");
+    assert!(
+        event["message"].as_str().unwrap().contains("edit"),
+        "{event}"
+    );
+
+    f.submit("", Op::Interrupt);
+    assert_eq!(f.ended("p1").await, StopCause::User);
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    support::bounded::until("the Notification hook's sleep to be gone", || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.contains(") Z "))
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -77,6 +77,7 @@ mod tui_command_undo_e2e;
 mod tui_e2e;
 mod tui_e2e_resize;
 mod tui_e2e_sessions;
+mod tui_hooks_e2e;
 mod tui_loop;
 mod tui_mcp_e2e;
 mod tui_mentions_e2e;
