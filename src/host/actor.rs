@@ -227,10 +227,7 @@ impl Actor {
             full,
         );
         build::register_shell(agent, &shell)?;
-        agent.set_hooks(super::hooks::hooks(
-            &self.config.settings.hooks.entries,
-            &shell,
-        ));
+        self.set_hooks(agent, &shell, None);
         if let state @ (SandboxState::Unavailable { .. } | SandboxState::Partial { .. }) =
             shell.sandbox_state()
         {
