@@ -481,6 +481,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_hooks_allow_runs_what_would_ask_and_its_ask_asks_what_would_run() {
+        let no = scripted(ApprovalDecision::Deny { reason: None });
+        let permits = Permits::new(
+            policy(Mode::Ask, &["edit(src/**)"], &[], &["edit(.env*)"]),
+            Some(no.clone()),
+        );
+        let (gate, req) = edit("notes.md");
+        let allowed = permits.with_hook_answer(HookAnswer::Allow);
+        assert_eq!(allowed.request(gate, req).await, Ok(()));
+        let (gate, req) = edit(".env");
+        assert!(allowed.request(gate, req).await.is_err(), "a deny rule holds");
+        assert_eq!(no.asked.load(Ordering::SeqCst), 0);
+
+        let (gate, req) = edit("src/a.rs");
+        let asking = permits.with_hook_answer(HookAnswer::Ask);
+        assert!(asking.request(gate.clone(), req.clone()).await.is_err());
+        assert_eq!(no.asked.load(Ordering::SeqCst), 1, "the hook's ask asked");
+        assert_eq!(permits.request(gate, req).await, Ok(()), "only that call");
+    }
+
+    #[tokio::test]
     async fn deny_rules_name_the_rule_and_its_file() {
         let permits = Permits::new(policy(Mode::Auto, &[], &[], &["edit(.env*)"]), None);
         let (gate, req) = edit(".env");
