@@ -72,6 +72,9 @@ pub fn describe_hook(hook: &HookSetting, origin: &str) -> String {
     )
 }
 
+/// Parses one kind of hook file.
+type Parser = fn(&[u8]) -> Result<ProjectHookFile, String>;
+
 /// Reads `dir`'s project hook files: `Ok(None)` when neither brings a hook,
 /// `Err` with a line for the user when one cannot be used (a symlink, not a
 /// regular file, too large, not valid).
@@ -83,7 +86,7 @@ pub fn read(dir: &Path) -> Result<Option<ProjectHooks>, String> {
         .map_err(|e| format!("the project's hook files cannot be read: {e}"))?;
     let mut files = Vec::new();
     let mut digest = Xxh3::new();
-    let sources: [(&[&str; 2], fn(&[u8]) -> Result<ProjectHookFile, String>); 2] = [
+    let sources: [(&[&str; 2], Parser); 2] = [
         (&CLAUDE_SETTINGS, parse_claude_settings),
         (&HOOKS_TOML, parse_hooks_toml),
     ];

@@ -491,7 +491,10 @@ mod tests {
         let allowed = permits.with_hook_answer(HookAnswer::Allow);
         assert_eq!(allowed.request(gate, req).await, Ok(()));
         let (gate, req) = edit(".env");
-        assert!(allowed.request(gate, req).await.is_err(), "a deny rule holds");
+        assert!(
+            allowed.request(gate, req).await.is_err(),
+            "a deny rule holds"
+        );
         assert_eq!(no.asked.load(Ordering::SeqCst), 0);
 
         let (gate, req) = edit("src/a.rs");
