@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::raw::RawHooks;
-use super::resolve::DEFAULT_HOOK_TIMEOUT_SECS;
+use super::resolve::{DEFAULT_HOOK_TIMEOUT_SECS, hook_settings};
 use super::settings::{HOOK_EVENTS, HookSetting};
 
 /// What a project's hook file holds.
@@ -102,19 +102,7 @@ struct HooksToml {
 pub fn parse_hooks_toml(bytes: &[u8]) -> Result<ProjectHookFile, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
     let parsed: HooksToml = toml::from_str(text).map_err(|e| format!("not valid: {e}"))?;
-    let hooks = parsed
-        .hooks
-        .by_event()
-        .into_iter()
-        .flat_map(|(event, hooks)| {
-            hooks.iter().map(move |h| HookSetting {
-                event: event.to_owned(),
-                matcher: h.matcher.clone().unwrap_or_default(),
-                command: h.command.clone(),
-                timeout_sec: h.timeout_sec.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS),
-            })
-        })
-        .collect();
+    let hooks = hook_settings(&parsed.hooks);
     Ok(ProjectHookFile {
         hooks,
         ignored: Vec::new(),

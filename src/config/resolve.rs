@@ -25,7 +25,7 @@ use crate::permission::{Mode, RuleList, RuleSource};
 pub(crate) const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 60;
 
 /// `[[hooks.EVENT]]` entries as settings: no matcher matches everything.
-fn hook_settings(raw: &raw::RawHooks) -> Vec<HookSetting> {
+pub(crate) fn hook_settings(raw: &raw::RawHooks) -> Vec<HookSetting> {
     raw.by_event()
         .into_iter()
         .flat_map(|(event, hooks)| {

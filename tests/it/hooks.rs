@@ -26,6 +26,25 @@ fn shell_then_done(cmd: &str) -> [Reply; 2] {
     ]
 }
 
+/// Runs `exec` with `args` against `mock`; it must succeed.
+async fn exec_ok(f: &Workspace, mock: &MockModel, args: &[&str]) -> std::process::Output {
+    let out = run(command(f, &mock.openai_base_url(), args)).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    out
+}
+
+/// Waits until the process whose pid the file `pid_file` holds is gone (or
+/// a zombie: killed, not yet reaped by init).
+async fn pid_gone(pid_file: &std::path::Path) {
+    let pid = std::fs::read_to_string(pid_file).unwrap();
+    let pid = pid.trim().to_string();
+    let gone = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.contains(") Z "))
+    };
+    until("the hook's background process to be gone", gone).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pre_tool_use_hook_exiting_2_blocks_the_call_and_the_model_reads_why() {
     let f = Workspace::new("fn main() {}\n");
@@ -91,24 +110,12 @@ command = "exit 2"
 "#,
     );
     let mock = MockModel::start(shell_then_done("touch ran.txt")).await;
-    let out = run(command(
-        &f,
-        &mock.openai_base_url(),
-        &["--permissions", "full", "run it"],
-    ))
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    exec_ok(&f, &mock, &["--permissions", "full", "run it"]).await;
     assert!(
         f.repo.join("ran.txt").exists(),
         "the call went on after the timeout"
     );
-    let pid = std::fs::read_to_string(f.repo.join("hook.pid")).unwrap();
-    let pid = pid.trim().to_string();
-    let gone = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |stat| stat.contains(") Z "))
-    };
-    until("the hook's sleep to be gone", gone).await;
+    pid_gone(&f.repo.join("hook.pid")).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -123,13 +130,7 @@ command = "cat > \"$PWD/post.json\"; echo 'now run cargo fmt' >&2; exit 2"
 "#,
     );
     let mock = MockModel::start(edit_then_done()).await;
-    let out = run(command(
-        &f,
-        &mock.openai_base_url(),
-        &["--permissions", "auto", "edit it"],
-    ))
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    exec_ok(&f, &mock, &["--permissions", "auto", "edit it"]).await;
     let source = std::fs::read_to_string(f.repo.join("src/main.rs")).unwrap();
     assert!(source.contains("\"new\""), "the edit ran first: {source}");
     let event: serde_json::Value =
@@ -156,8 +157,7 @@ command = "cat > \"$PWD/prompt.json\"; echo 'the build on main is green'"
 "#,
     );
     let mock = MockModel::start([Reply::openai_text("done")]).await;
-    let out = run(command(&f, &mock.openai_base_url(), &["how is the build?"])).await;
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    exec_ok(&f, &mock, &["how is the build?"]).await;
     let sent = mock.requests()[0].body["messages"].to_string();
     assert!(
         sent.contains("[UserPromptSubmit hook]") && sent.contains("the build on main is green"),
@@ -202,13 +202,7 @@ command = "cat >> \"$PWD/starts.json\"; echo >> \"$PWD/starts.json\"; echo 'open
 "#,
     );
     let mock = MockModel::start(shell_then_done("true")).await;
-    let out = run(command(
-        &f,
-        &mock.openai_base_url(),
-        &["--permissions", "full", "what is open?"],
-    ))
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    exec_ok(&f, &mock, &["--permissions", "full", "what is open?"]).await;
     let first = mock.requests()[0].body["messages"].to_string();
     assert!(
         first.contains("[SessionStart hook]") && first.contains("open issues: #12 flaky test"),
@@ -240,9 +234,7 @@ command = "if [ -e \"$PWD/stopped\" ]; then cat > \"$PWD/second_stop.json\"; exi
         Reply::openai_text("tests ran, now done"),
     ])
     .await;
-    let out = run(command(&f, &mock.openai_base_url(), &["fix it"])).await;
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&exec_ok(&f, &mock, &["fix it"]).await.stdout);
     assert_eq!(mock.request_count(), 2, "{stdout}");
     let next = mock.requests()[1].body["messages"].to_string();
     assert!(next.contains("run the tests before you stop"), "{next}");
@@ -265,18 +257,10 @@ timeout_sec = 1
 "#,
     );
     let mock = MockModel::start([Reply::openai_text("done")]).await;
-    let out = run(command(&f, &mock.openai_base_url(), &["fix it"])).await;
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stderr = text(&exec_ok(&f, &mock, &["fix it"]).await.stderr);
     assert!(stderr.contains("Stop hook"), "{stderr}");
     assert!(stderr.contains("timed out; killed"), "{stderr}");
-    let pid = std::fs::read_to_string(f.repo.join("stop.pid")).unwrap();
-    let pid = pid.trim().to_string();
-    let gone = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |stat| stat.contains(") Z "))
-    };
-    until("the Stop hook's sleep to be gone", gone).await;
+    pid_gone(&f.repo.join("stop.pid")).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -313,9 +297,7 @@ async fn exec_runs_a_projects_hooks_only_once_accepted_and_says_why_not() {
         .unwrap();
     drop(manager);
     let mock = MockModel::start([Reply::openai_text("done")]).await;
-    let out = run(command(&f, &mock.openai_base_url(), &["hello"])).await;
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stderr = text(&exec_ok(&f, &mock, &["hello"]).await.stderr);
     assert!(!stderr.contains("were not run"), "{stderr}");
     assert!(marker.exists(), "the accepted hook did not run");
 }

@@ -200,17 +200,21 @@ async fn without_a_model_prompts_come_back_and_the_first_usable_model_brings_the
     assert_eq!(mock.request_count(), 1);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_interrupt_while_an_approval_waits_ends_the_turn_and_changes_nothing() {
+/// A reply whose one call edits `src/main.rs` (asked about in `ask` mode).
+fn edit_main() -> Reply {
     let args = json!({
         "path": "src/main.rs",
         "edits": [{"old_string": "fn main() {}", "new_string": "fn main() { changed() }"}],
     })
     .to_string();
-    let mock = MockModel::start([OpenAiStream::new()
+    OpenAiStream::new()
         .tool_call("call_1", "edit", &[&args])
-        .into_reply()])
-    .await;
+        .into_reply()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_while_an_approval_waits_ends_the_turn_and_changes_nothing() {
+    let mock = MockModel::start([edit_main()]).await;
     let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
     f.prompt("p1", "edit it");
     let asked = f
@@ -236,15 +240,7 @@ async fn an_interrupt_while_an_approval_waits_ends_the_turn_and_changes_nothing(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_notification_hook_runs_while_an_approval_waits_and_an_interrupt_kills_its_group() {
-    let args = json!({
-        "path": "src/main.rs",
-        "edits": [{"old_string": "fn main() {}", "new_string": "fn main() { changed() }"}],
-    })
-    .to_string();
-    let mock = MockModel::start([OpenAiStream::new()
-        .tool_call("call_1", "edit", &[&args])
-        .into_reply()])
-    .await;
+    let mock = MockModel::start([edit_main()]).await;
     let config = r#"
 [[hooks.Notification]]
 matcher = "permission_prompt"

@@ -6,26 +6,13 @@
 //! escape sequences reaches the screen made visible, never raw.
 
 use crate::support;
-use crate::tui_e2e::child::{agent_command, wait_ready};
+use crate::tui_e2e::child::wait_ready;
 use crate::tui_e2e::pty;
+use crate::tui_mcp_e2e::{command, submit};
 
-use portable_pty::CommandBuilder;
 use pty::{Key, Pty, WAIT, find_all};
 use support::child_env::Workspace;
 use support::{MockModel, Reply};
-
-/// The agent in a new session.
-fn command(f: &Workspace, url: &str) -> CommandBuilder {
-    let mut cmd = agent_command(f, Some(url));
-    cmd.arg("--new");
-    cmd
-}
-
-fn submit(pty: &Pty, text: &str) {
-    pty.type_text(text);
-    pty.wait_for_text(text, WAIT);
-    pty.press(Key::Enter);
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repositorys_claude_settings_hook_runs_only_after_accept_and_is_remembered() {
