@@ -278,6 +278,55 @@ command = "cat > notified.json; sleep 600 & echo $! > notify.pid; wait"
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_kills_a_user_prompt_submit_hook_with_its_group() {
+    let mock = MockModel::start([Reply::openai_text("never asked")]).await;
+    let config = r#"
+[[hooks.UserPromptSubmit]]
+command = "sleep 600 & echo $! > prompt.pid; wait"
+"#;
+    let mut f = start_configured(&mock.openai_base_url(), Mode::Ask, None, config).await;
+    f.prompt("p1", "hello");
+    let pid_file = f.repo.join("prompt.pid");
+    support::bounded::until("the UserPromptSubmit hook to start", || {
+        std::fs::read_to_string(&pid_file).is_ok_and(|pid| pid.ends_with('\n'))
+    })
+    .await;
+    f.submit("", Op::Interrupt);
+    assert_eq!(f.ended("p1").await, StopCause::User);
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    support::bounded::until("the hook's sleep to be gone", || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.contains(") Z "))
+    })
+    .await;
+    assert_eq!(
+        mock.request_count(),
+        0,
+        "the interrupted turn asked the model"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pre_compact_hook_runs_before_a_manual_compaction() {
+    let mock = MockModel::start(Vec::<Reply>::new()).await;
+    let config = r#"
+[[hooks.PreCompact]]
+matcher = "manual"
+command = "cat > compact.json"
+"#;
+    let mut f = start_configured(&mock.openai_base_url(), Mode::Ask, None, config).await;
+    f.submit("c1", Op::Compact);
+    f.ended("c1").await;
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("compact.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "PreCompact");
+    assert_eq!(event["trigger"], "manual");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_model_switch_mid_queue_applies_to_the_prompts_after_it() {
     let slow = OpenAiStream::new()
         .text("one two three four five six")

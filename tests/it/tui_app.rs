@@ -447,6 +447,9 @@ fn slash_commands_become_ops() {
         ),
         ("/mcp accept", Op::DecideProjectMcp { accept: true }),
         ("/mcp decline", Op::DecideProjectMcp { accept: false }),
+        ("/hooks", Op::Hooks),
+        ("/hooks accept", Op::DecideProjectHooks { accept: true }),
+        ("/hooks decline", Op::DecideProjectHooks { accept: false }),
     ];
     for (text, op) in cases {
         type_text(&mut app, text);
