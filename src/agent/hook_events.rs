@@ -161,9 +161,10 @@ impl Worker {
     }
 }
 
-/// Adds what `fired` brought as one labelled note.
+/// Adds what `fired` brought as one note, labelled on its first line (the
+/// line a front end shows).
 fn push_context(context: &mut Vec<String>, event: &str, fired: &Fired) {
     if !fired.context.is_empty() {
-        context.push(format!("[{event} hook]\n{}", fired.context_text()));
+        context.push(format!("[{event} hook] {}", fired.context_text()));
     }
 }
