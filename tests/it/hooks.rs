@@ -270,7 +270,7 @@ async fn exec_runs_a_projects_hooks_only_once_accepted_and_says_why_not() {
     std::fs::create_dir_all(f.repo.join(".claude")).unwrap();
     std::fs::write(
         f.repo.join(".claude/settings.json"),
-        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"$PWD/project-hook-ran\""}]}]}}"#,
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/project-hook-ran\""}]}]}}"#,
     )
     .unwrap();
     let marker = f.repo.join("project-hook-ran");

@@ -149,7 +149,8 @@ pub struct CallSite<'a> {
     pub cwd: &'a Path,
     /// The turn's token: firing it kills running hooks.
     pub cancel: &'a CancellationToken,
-    /// Where a hook's warning (a failure, a timeout) is told to the user.
+    /// Where a hook's warning (a failure, a timeout, its `systemMessage`)
+    /// is told to the user.
     pub warn: &'a (dyn Fn(String) + Send + Sync),
 }
 
@@ -246,6 +247,9 @@ impl Hooks {
             let run = run_hook(hook, &payload, site.cwd, &self.env, site.cancel).await;
             let outcome = run.outcome(event.plain_context());
             fired.context.extend(outcome.context);
+            if let Some(message) = outcome.message {
+                (site.warn)(format!("{} hook: {message}", event.name()));
+            }
             if outcome.permission.is_some() {
                 fired.permission = outcome.permission;
             }

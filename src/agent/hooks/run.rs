@@ -69,6 +69,8 @@ pub struct Outcome {
     pub context: Option<String>,
     /// A `permissionDecision` of `allow` or `ask`.
     pub permission: Option<Permission>,
+    /// A `systemMessage`: shown to the user, never to the model.
+    pub message: Option<String>,
 }
 
 impl HookRun {
@@ -81,6 +83,7 @@ impl HookRun {
             verdict: Verdict::Go,
             context: None,
             permission: None,
+            message: None,
         };
         match self {
             HookRun::Exited {
@@ -121,13 +124,14 @@ impl HookRun {
     }
 }
 
-/// Claude Code's JSON output: `decision: block` with `reason`, and
+/// Claude Code's JSON output: `decision: block` with `reason`,
 /// `hookSpecificOutput` with `permissionDecision` (and its reason) and
-/// `additionalContext`.
+/// `additionalContext`, and `systemMessage`.
 fn json_outcome(value: &serde_json::Value, outcome: &mut Outcome) {
     let text = |v: &serde_json::Value| v.as_str().map(printable);
     let specific = &value["hookSpecificOutput"];
     outcome.context = text(&specific["additionalContext"]).filter(|c| !c.trim().is_empty());
+    outcome.message = text(&value["systemMessage"]).filter(|m| !m.trim().is_empty());
     if value["decision"] == "block" {
         let reason = text(&value["reason"]).unwrap_or_else(|| "blocked by a hook".into());
         outcome.verdict = Verdict::Block(reason);
@@ -184,7 +188,8 @@ impl Drop for Group {
     }
 }
 
-/// Runs `hook` with `event` on stdin in `cwd` with exactly `env`.
+/// Runs `hook` with `event` on stdin in `cwd` with exactly `env` plus
+/// `CLAUDE_PROJECT_DIR` (the working directory, as Claude Code sets it).
 pub async fn run_hook(
     hook: &Hook,
     event: &serde_json::Value,
@@ -199,6 +204,8 @@ pub async fn run_hook(
         .current_dir(cwd)
         .env_clear()
         .envs(env.iter().map(|(n, v)| (n, v)))
+        // Claude Code's hooks find their scripts through it.
+        .env("CLAUDE_PROJECT_DIR", cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -316,6 +323,8 @@ mod tests {
         assert_eq!(allow.verdict, Verdict::Go);
         assert_eq!(allow.permission, Some(Permission::Allow));
         assert_eq!(allow.context.as_deref(), Some("it is fine"));
+        let told = exited(0, r#"{"systemMessage": "formatted 3 files"}"#, "").outcome(false);
+        assert_eq!(told.message.as_deref(), Some("formatted 3 files"));
         let ask = exited(
             0,
             r#"{"hookSpecificOutput": {"permissionDecision": "ask"}}"#,
