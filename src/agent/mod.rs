@@ -158,6 +158,8 @@ enum Job {
         adaptor: Arc<dyn Adaptor>,
     },
     Undo {
+        /// Every turn from this one on; `None`: the latest that changed files.
+        from_turn: Option<u64>,
         done: oneshot::Sender<Result<undo::UndoReport, AgentError>>,
     },
     Diff {
@@ -475,7 +477,22 @@ impl Agent {
     /// changed since by someone else are left alone and listed.
     pub async fn undo_last_turn(&self) -> Result<undo::UndoReport, AgentError> {
         let (done, report) = oneshot::channel();
-        self.push(Job::Undo { done })?;
+        self.push(Job::Undo {
+            from_turn: None,
+            done,
+        })?;
+        report.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// Restores every file the turns from `turn` on changed to its content
+    /// before that turn (the code half of a rewind), after any queued work.
+    /// Files changed since by someone else are left alone and listed.
+    pub async fn undo_from_turn(&self, turn: u64) -> Result<undo::UndoReport, AgentError> {
+        let (done, report) = oneshot::channel();
+        self.push(Job::Undo {
+            from_turn: Some(turn),
+            done,
+        })?;
         report.await.map_err(|_| AgentError::Closed)?
     }
 

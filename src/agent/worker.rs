@@ -129,8 +129,8 @@ impl Worker {
                     self.adaptor = adaptor;
                     (None, Answer::None)
                 }
-                Job::Undo { done } => {
-                    let _ = done.send(self.undo().await);
+                Job::Undo { from_turn, done } => {
+                    let _ = done.send(self.undo(from_turn).await);
                     (None, Answer::None)
                 }
                 Job::Diff { done } => {
@@ -187,13 +187,15 @@ impl Worker {
         }
     }
 
-    async fn undo(&self) -> Result<super::undo::UndoReport, AgentError> {
+    async fn undo(&self, from_turn: Option<u64>) -> Result<super::undo::UndoReport, AgentError> {
         let (Some(session), Ok(root)) = (&self.session, &self.root) else {
             return Ok(super::undo::UndoReport::default());
         };
-        super::undo::undo_last_turn(session, root)
-            .await
-            .map_err(|e| AgentError::Session(e.to_string()))
+        match from_turn {
+            None => super::undo::undo_last_turn(session, root).await,
+            Some(turn) => super::undo::undo_from_turn(session, root, turn).await,
+        }
+        .map_err(|e| AgentError::Session(e.to_string()))
     }
 
     async fn diff(&self) -> Result<String, AgentError> {

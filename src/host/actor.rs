@@ -202,7 +202,7 @@ impl Actor {
 
     /// The session's stored token totals, once it is shown and its load is
     /// queued (the load's own traces are not new: nothing is counted twice).
-    async fn send_tokens(&self) {
+    pub(super) async fn send_tokens(&self) {
         if !self.session.is_written() {
             return;
         }
@@ -314,6 +314,13 @@ impl Actor {
                 let report = super::reports::build(self, kind).await?;
                 self.send(HostEvent::Report { report });
             }
+            Op::ListPrompts => self.list_prompts().await?,
+            Op::Rewind {
+                to_turn,
+                conversation,
+                code,
+            } => self.rewind(to_turn, conversation, code).await?,
+            Op::Fork { before_turn } => self.fork(before_turn).await?,
             // Taken by the handle itself; they never reach the actor.
             Op::Interrupt | Op::Approval { .. } | Op::Answer { .. } | Op::Quit => {}
         }

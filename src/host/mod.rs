@@ -31,6 +31,7 @@ mod parts;
 pub mod project_mcp;
 mod project_mcp_ops;
 mod reports;
+mod rewind;
 mod sessions;
 mod user_shell;
 pub mod web;

@@ -44,6 +44,7 @@ pub mod markdown;
 pub mod mention;
 pub mod notify;
 pub mod options;
+mod rewind;
 mod picker;
 pub mod runner;
 pub mod stream;
