@@ -153,6 +153,15 @@ async fn run(cli: Cli) -> Result<Exit> {
                 (true, None) => SessionChoice::New,
                 (false, None) => SessionChoice::Latest,
             };
+            let choice = match cli.fork {
+                // `--fork [ID]`: the copy is the session to open.
+                Some(source) => SessionChoice::Id(
+                    cli::fork::copy(&open_store()?, &cwd, source.as_deref())
+                        .await
+                        .map_err(|e| UsageError(format!("{e:#}")))?,
+                ),
+                None => choice,
+            };
             run_interactive(
                 choice,
                 &cli.model,

@@ -78,10 +78,7 @@ impl Actor {
                 self.notice(NoticeLevel::Error, self.why_no_agent());
                 return Ok(());
             };
-            let report = agent
-                .undo_from_turn(turn)
-                .await
-                .map_err(HostError::from)?;
+            let report = agent.undo_from_turn(turn).await.map_err(HostError::from)?;
             outcome.restored = report.restored;
             outcome.skipped = report.skipped;
         }
@@ -106,7 +103,10 @@ impl Actor {
     /// new one and opens it.
     pub(super) async fn fork(&mut self, before_turn: Option<u64>) -> Result<(), HostError> {
         if !self.session.is_written() {
-            self.notice(NoticeLevel::Info, "nothing to fork yet: this session has no turns");
+            self.notice(
+                NoticeLevel::Info,
+                "nothing to fork yet: this session has no turns",
+            );
             return Ok(());
         }
         if self.busy() {

@@ -99,12 +99,11 @@ impl App {
                     .chars()
                     .filter(|c| !c.is_control())
                     .for_each(|c| picker.list.type_char(c)),
-                Popup::Rewind(picker) if picker.chosen.is_none() => text
-                    .chars()
-                    .filter(|c| !c.is_control())
-                    .for_each(|c| {
+                Popup::Rewind(picker) if picker.chosen.is_none() => {
+                    text.chars().filter(|c| !c.is_control()).for_each(|c| {
                         picker.type_char(c);
-                    }),
+                    })
+                }
                 Popup::Rewind(_) => {}
                 Popup::None => {
                     self.paste_into_composer(&text);

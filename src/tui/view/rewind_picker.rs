@@ -109,7 +109,9 @@ impl RewindPicker {
         match &self.chosen {
             Some((row, _)) => {
                 let index = c.to_digit(10)?.checked_sub(1)? as usize;
-                RewindChoice::ALL.get(index).map(|choice| choice.op(row.turn))
+                RewindChoice::ALL
+                    .get(index)
+                    .map(|choice| choice.op(row.turn))
             }
             None => {
                 self.list.type_char(c);
