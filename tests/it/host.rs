@@ -280,3 +280,94 @@ async fn an_mcp_server_accepted_mid_session_joins_the_next_request() {
     assert!(!tools(0).contains("mcp__proj__"), "{}", tools(0));
     assert!(tools(1).contains("mcp__proj__"), "{}", tools(1));
 }
+
+/// The id of the session the latest [`HostEvent::SessionOpened`] opened.
+fn opened_id(event: &HostEvent) -> Option<String> {
+    match event {
+        HostEvent::SessionOpened { header, .. } => Some(header.id.clone()),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rewound_conversation_stays_rewound_for_the_next_request_and_after_a_resume() {
+    use light_agent::protocol::PromptRow;
+    let mock = MockModel::start([
+        Reply::openai_text("Reply-one"),
+        Reply::openai_text("Reply-two"),
+        Reply::openai_text("Reply-three"),
+        Reply::openai_text("Reply-four"),
+    ])
+    .await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "prompt-one");
+    f.ended("p1").await;
+    f.prompt("p2", "prompt-two");
+    f.ended("p2").await;
+    f.submit("l1", Op::ListPrompts);
+    let listed = f.until(|e| matches!(e, HostEvent::Prompts { .. })).await;
+    let HostEvent::Prompts { prompts } = listed else {
+        unreachable!()
+    };
+    let turns: Vec<(u64, &str)> = prompts
+        .iter()
+        .map(|p: &PromptRow| (p.turn, p.text.as_str()))
+        .collect();
+    assert_eq!(turns, [(2, "prompt-two"), (1, "prompt-one")]);
+
+    f.submit(
+        "r1",
+        Op::Rewind {
+            to_turn: 2,
+            conversation: true,
+            code: false,
+        },
+    );
+    let reopened = f.until(|e| opened_id(e).is_some()).await;
+    let HostEvent::SessionOpened { header, recent } = &reopened else {
+        unreachable!()
+    };
+    let id = header.id.clone();
+    let shown = serde_json::to_string(recent).unwrap();
+    assert!(
+        shown.contains("prompt-one") && !shown.contains("prompt-two"),
+        "{shown}"
+    );
+    let rewound = f.until(|e| matches!(e, HostEvent::Rewound { .. })).await;
+    let HostEvent::Rewound { outcome } = rewound else {
+        unreachable!()
+    };
+    assert_eq!((outcome.turn, outcome.prompt.as_str()), (2, "prompt-two"));
+    assert!(outcome.conversation && !outcome.code);
+
+    let sent = |mock: &MockModel| mock.requests().last().unwrap().body.to_string();
+    f.prompt("p3", "prompt-three");
+    f.ended("p3").await;
+    let body = sent(&mock);
+    assert!(
+        body.contains("Reply-one") && !body.contains("Reply-two"),
+        "{body}"
+    );
+
+    // A fresh agent on the session (a resume) reads the rewound history too.
+    f.submit("n", Op::NewSession);
+    f.until(|e| opened_id(e).is_some_and(|o| o != id)).await;
+    f.submit(
+        "r",
+        Op::Resume {
+            session: id.clone(),
+        },
+    );
+    f.until(|e| opened_id(e).as_deref() == Some(id.as_str()))
+        .await;
+    f.prompt("p4", "prompt-four");
+    f.ended("p4").await;
+    let body = sent(&mock);
+    for kept in ["prompt-one", "Reply-one", "prompt-three", "Reply-three"] {
+        assert!(body.contains(kept), "{kept} missing: {body}");
+    }
+    assert!(
+        !body.contains("prompt-two") && !body.contains("Reply-two"),
+        "{body}"
+    );
+}
