@@ -557,7 +557,8 @@ impl Actor {
                 dir.join(format!("{}.md", info.id))
             }
         };
-        let text = crate::session::transcript::to_markdown(&info, &events);
+        let rewinds = self.session.rewinds().await?;
+        let text = crate::session::transcript::to_markdown(&info, &events, &rewinds);
         std::fs::write(&path, text).map_err(io(format!("writing {}", path.display())))?;
         self.notice(NoticeLevel::Info, format!("exported to {}", path.display()));
         Ok(())

@@ -5,11 +5,13 @@ use std::fmt::Write as _;
 use super::{Rewind, SessionInfo};
 use crate::protocol::{AgentEvent, StopCause};
 
-/// A readable markdown transcript of a session.
-pub fn to_markdown(info: &SessionInfo, events: &[AgentEvent]) -> String {
+/// A readable markdown transcript of a session's whole log; the turns a
+/// rewind hid are headed "(rewound)".
+pub fn to_markdown(info: &SessionInfo, events: &[AgentEvent], rewinds: &[Rewind]) -> String {
     let mut out = markdown_header(info);
     for event in events {
-        push_markdown(&mut out, event);
+        let rewound = rewinds.iter().any(|r| r.hides(event.meta().turn));
+        push_event(&mut out, event, rewound);
     }
     out
 }
@@ -22,11 +24,6 @@ pub fn markdown_header(info: &SessionInfo) -> String {
         info.id,
         info.cwd.display()
     )
-}
-
-/// Appends one event of a transcript.
-pub fn push_markdown(out: &mut String, event: &AgentEvent) {
-    push_event(out, event, false);
 }
 
 /// Appends the event of the log at `seq`: a turn a rewind hid is headed
