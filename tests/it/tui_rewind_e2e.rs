@@ -96,15 +96,40 @@ fn send_prompt(pty: &Pty, text: &str, answer: &str) {
     pty.wait_for_anywhere(answer, WAIT);
 }
 
-fn show(f: &Workspace, id: &str) -> String {
+/// The binary outside a pty, stdin closed.
+fn run(f: &Workspace, args: &[&str]) -> std::process::Output {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_light-agent"));
     cmd.current_dir(&f.repo).env("LIGHT_AGENT_HOME", &f.home);
     for var in PROVIDER_VARS {
         cmd.env_remove(var);
     }
-    let out = cmd.args(["show", id]).output().unwrap();
+    cmd.args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn show(f: &Workspace, id: &str) -> String {
+    let out = run(f, &["show", id]);
     assert!(out.status.success(), "{out:?}");
     String::from_utf8(out.stdout).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fork_without_a_terminal_is_a_usage_error_and_copies_nothing() {
+    let f = Workspace::new(MAIN);
+    let mock = MockModel::start([Reply::openai_text("Hello.")]).await;
+    let url = mock.openai_base_url();
+    let exec = run(
+        &f,
+        &["--base-url", &url, "--model", "mock-model", "exec", "hi"],
+    );
+    assert!(exec.status.success(), "{exec:?}");
+    assert_eq!(sessions(&f.home).len(), 1);
+    let fork = run(&f, &["--fork"]);
+    assert_eq!(fork.status.code(), Some(2), "{fork:?}");
+    assert!(String::from_utf8_lossy(&fork.stderr).contains("needs a terminal"));
+    assert_eq!(sessions(&f.home).len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
