@@ -62,3 +62,54 @@ impl RewindOutcome {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Op, Submission};
+    use super::*;
+
+    #[test]
+    fn the_rewind_ops_read_their_stream_json_forms() {
+        let read = |line: &str| serde_json::from_str::<Submission>(line).unwrap().op;
+        assert_eq!(read(r#"{"type":"list_prompts"}"#), Op::ListPrompts);
+        assert_eq!(
+            read(r#"{"type":"rewind","to_turn":2,"conversation":true,"code":true}"#),
+            Op::Rewind {
+                to_turn: 2,
+                conversation: true,
+                code: true
+            }
+        );
+        assert_eq!(
+            read(r#"{"type":"rewind","to_turn":3,"code":true}"#),
+            Op::Rewind {
+                to_turn: 3,
+                conversation: false,
+                code: true
+            }
+        );
+        assert_eq!(read(r#"{"type":"fork"}"#), Op::Fork { before_turn: None });
+        assert_eq!(
+            read(r#"{"type":"fork","before_turn":4}"#),
+            Op::Fork {
+                before_turn: Some(4)
+            }
+        );
+    }
+
+    #[test]
+    fn an_outcome_names_what_was_restored_and_what_was_left_alone() {
+        let outcome = RewindOutcome {
+            turn: 2,
+            conversation: false,
+            prompt: String::new(),
+            code: true,
+            restored: vec!["a.txt".into()],
+            skipped: vec![("b.txt".into(), "changed since by someone else".into())],
+        };
+        assert_eq!(
+            outcome.describe(),
+            "rewound the code to before turn 2\n  restored a.txt\n  left alone b.txt: changed since by someone else"
+        );
+    }
+}
