@@ -188,7 +188,7 @@ impl AgentSession {
     /// The context window in log order: when the log has an
     /// `agent_summary`, the latest one followed by every other non-summary
     /// event whose meta is past that summary's `covers_through`; otherwise
-    /// every event.
+    /// every event. Turns a rewind hid are left out of both.
     pub async fn load(&self) -> Result<Vec<AgentEvent>, SessionError> {
         let id = Arc::clone(&self.id);
         self.manager
@@ -201,6 +201,7 @@ impl AgentSession {
     /// steps only, until their stored size passes `max_bytes` (the newest
     /// step always comes whole), and the latest summary. Reads only that
     /// much of the log, so it takes the same time however long the log is.
+    /// Turns a rewind hid are left out.
     pub async fn load_recent(&self, max_bytes: usize) -> Result<RecentLog, SessionError> {
         let id = Arc::clone(&self.id);
         self.manager
@@ -244,7 +245,8 @@ impl AgentSession {
             .await
     }
 
-    /// The last `max_events` events in log order, without reading the rest.
+    /// The last `max_events` events no rewind hid, in log order, without
+    /// reading the rest (what a resume shows).
     pub async fn load_tail(&self, max_events: usize) -> Result<Vec<AgentEvent>, SessionError> {
         let id = Arc::clone(&self.id);
         self.manager
