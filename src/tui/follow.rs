@@ -25,7 +25,7 @@ impl App {
             HostEvent::Status { status } => self.status = status,
             HostEvent::Plan { plan } => self.plan = plan,
             HostEvent::SessionTokens { tokens } => self.tokens = tokens,
-            HostEvent::Notice { notice } => self.on_notice(notice),
+            HostEvent::Notice { notice, .. } => self.on_notice(notice),
             HostEvent::UserShellStarted { id, command } => {
                 let call = ToolCall {
                     id,
