@@ -40,7 +40,7 @@ use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
 use crate::tool::editor::Editor;
 use crate::tool::fs::{DeniedReads, Root};
-use crate::tool::journal::Journal;
+use crate::tool::journal::{Journal, Pending};
 use crate::tool::seen::SeenFiles;
 
 pub use crate::protocol::Notice;
@@ -234,6 +234,9 @@ struct Shared {
     /// The session and working directory the user's own commands record
     /// their change sets in (see [`Agent::command_journal`]).
     journal_base: Option<(AgentSession, Root)>,
+    /// Commands' change sets still being recorded; every journal of this
+    /// agent waits for them (see [`Journal::record_later`]).
+    pending_changes: Pending,
     /// The editor the file tools read and write through, if the front end
     /// offers one (see [`Agent::set_editor`]).
     editor: Mutex<Option<Editor>>,
@@ -347,6 +350,7 @@ impl Agent {
             seen: SeenFiles::default(),
             hooks: Mutex::default(),
             journal_base: config.session.clone().zip(root.clone().ok()),
+            pending_changes: Pending::default(),
             editor: Mutex::new(None),
         });
         let tools = ToolRegistry::new();
@@ -508,7 +512,8 @@ impl Agent {
             return None;
         }
         let turn = session.last_turn().await.ok()? + 1;
-        let journal = Journal::new(Arc::new(undo::SessionJournal { session, turn }));
+        let journal = Journal::new(Arc::new(undo::SessionJournal { session, turn }))
+            .sharing(&self.shared.pending_changes);
         Some((root, journal))
     }
 

@@ -11,7 +11,7 @@ use super::skill_tool::SkillRoots;
 use super::{AgentError, Job, JobId, JobKind, JobUpdate, LoopConfig, Running, Shared, TurnOutcome};
 use crate::ai::Adaptor;
 use crate::context::{ContextBuilder, ContextConfig, resume};
-use crate::protocol::{AgentEvent, Meta, StopCause};
+use crate::protocol::{AgentEvent, Meta, Notice, NoticeLevel, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
 use crate::tool::fs::Root;
@@ -187,7 +187,19 @@ impl Worker {
         }
     }
 
+    /// Waits until the commands' change sets are recorded, and warns of
+    /// each that could not be.
+    pub(super) async fn settle_changes(&self) {
+        for why in self.shared.pending_changes.settled().await {
+            self.shared.hub.notice(Notice::message(
+                NoticeLevel::Warn,
+                format!("what a command changed could not be recorded for undo: {why}"),
+            ));
+        }
+    }
+
     async fn undo(&self, from_turn: Option<u64>) -> Result<super::undo::UndoReport, AgentError> {
+        self.settle_changes().await;
         let (Some(session), Ok(root)) = (&self.session, &self.root) else {
             return Ok(super::undo::UndoReport::default());
         };
@@ -199,6 +211,7 @@ impl Worker {
     }
 
     async fn diff(&self) -> Result<String, AgentError> {
+        self.settle_changes().await;
         let (Some(session), Ok(root)) = (&self.session, &self.root) else {
             return Ok(String::new());
         };

@@ -49,7 +49,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::Agent;
 use crate::config::{Paths, Settings};
 use crate::permission::Mode;
-use crate::protocol::{HostEvent, NoticeLevel, Op, Submission};
+use crate::protocol::{HostEvent, NoticeLevel, Op, OpId, Submission};
 use crate::session::{AgentSession, SessionManager};
 
 pub use build::{FreshHint, SessionChoice};
@@ -144,6 +144,11 @@ impl Shared {
 
     fn notice(&self, level: NoticeLevel, text: impl Into<String>) {
         self.send(HostEvent::message(level, text));
+    }
+
+    /// A notice answering the submission `op`.
+    fn reply(&self, op: OpId, level: NoticeLevel, text: impl Into<String>) {
+        self.send(HostEvent::reply(op, level, text));
     }
 
     fn interrupts(&self) -> u64 {

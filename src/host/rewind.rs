@@ -3,7 +3,7 @@
 //! rewind row the context window honours, the code from the undo journal),
 //! and copying the session into a new one (`Op::Fork`).
 
-use crate::protocol::{HostEvent, NoticeLevel, PromptRow, RewindOutcome};
+use crate::protocol::{HostEvent, NoticeLevel, OpId, PromptRow, RewindOutcome};
 use crate::session::short_id;
 
 use super::HostError;
@@ -19,10 +19,14 @@ impl Actor {
     }
 
     /// Answers [`Op::ListPrompts`](crate::protocol::Op::ListPrompts).
-    pub(super) async fn list_prompts(&self) -> Result<(), HostError> {
+    pub(super) async fn list_prompts(&self, op: OpId) -> Result<(), HostError> {
         let prompts = self.session.prompts().await?;
         if prompts.is_empty() {
-            self.notice(NoticeLevel::Info, "no prompts to rewind to in this session");
+            self.reply(
+                op,
+                NoticeLevel::Info,
+                "no prompts to rewind to in this session",
+            );
             return Ok(());
         }
         let prompts = prompts
@@ -34,7 +38,7 @@ impl Actor {
                 files: p.files,
             })
             .collect();
-        self.send(HostEvent::Prompts { prompts });
+        self.send(HostEvent::Prompts { op, prompts });
         Ok(())
     }
 
@@ -43,12 +47,14 @@ impl Actor {
     /// rewound history is shown again before the outcome.
     pub(super) async fn rewind(
         &mut self,
+        op: OpId,
         turn: u64,
         conversation: bool,
         code: bool,
     ) -> Result<(), HostError> {
         if self.busy() {
-            self.notice(
+            self.reply(
+                op,
                 NoticeLevel::Warn,
                 "a turn is running; rewind once it ends (Esc interrupts it)",
             );
@@ -61,7 +67,8 @@ impl Actor {
             .into_iter()
             .find(|p| p.turn == turn);
         let Some(prompt) = prompt else {
-            self.notice(
+            self.reply(
+                op,
                 NoticeLevel::Warn,
                 format!("turn {turn} is not in this session's conversation"),
             );
@@ -75,7 +82,7 @@ impl Actor {
         };
         if code {
             let Some(agent) = self.agent().cloned() else {
-                self.notice(NoticeLevel::Error, self.why_no_agent());
+                self.reply(op, NoticeLevel::Error, self.why_no_agent());
                 return Ok(());
             };
             let report = agent.undo_from_turn(turn).await.map_err(HostError::from)?;
@@ -95,13 +102,17 @@ impl Actor {
             }
             self.send_tokens().await;
         }
-        self.send(HostEvent::Rewound { outcome });
+        self.send(HostEvent::Rewound { op, outcome });
         Ok(())
     }
 
     /// Copies the session (the turns before `before_turn`, or all) into a
     /// new one and opens it.
-    pub(super) async fn fork(&mut self, before_turn: Option<u64>) -> Result<(), HostError> {
+    pub(super) async fn fork(
+        &mut self,
+        op: OpId,
+        before_turn: Option<u64>,
+    ) -> Result<(), HostError> {
         if !self.session.is_written() {
             self.notice(
                 NoticeLevel::Info,
@@ -110,7 +121,8 @@ impl Actor {
             return Ok(());
         }
         if self.busy() {
-            self.notice(
+            self.reply(
+                op,
                 NoticeLevel::Warn,
                 "a turn is running; fork once it ends (Esc interrupts it)",
             );
@@ -124,7 +136,8 @@ impl Actor {
             Some(turn) => format!("the turns before {turn} of session"),
             None => "session".to_string(),
         };
-        self.notice(
+        self.reply(
+            op,
             NoticeLevel::Info,
             format!(
                 "forked {what} {} into {}; the original is unchanged",

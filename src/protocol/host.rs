@@ -236,6 +236,10 @@ pub enum HostEvent {
     },
     /// Something to show that is not in the session log.
     Notice {
+        /// The submission it answers, when it is one's whole answer
+        /// (`/undo`'s report, `/diff`'s diff, a mode change's line).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op: Option<OpId>,
         /// What.
         #[serde(flatten)]
         notice: Notice,
@@ -338,12 +342,18 @@ pub enum HostEvent {
     },
     /// Answer to [`Op::ListPrompts`]: the prompts, newest first.
     Prompts {
+        /// The submission it answers.
+        #[serde(default)]
+        op: OpId,
         /// The prompts.
         prompts: Vec<PromptRow>,
     },
     /// Answer to [`Op::Rewind`]; a rewound conversation is then shown
     /// again by a [`HostEvent::SessionOpened`] that follows.
     Rewound {
+        /// The submission it answers.
+        #[serde(default)]
+        op: OpId,
         /// What it did.
         outcome: RewindOutcome,
     },
@@ -353,6 +363,15 @@ impl HostEvent {
     /// A [`HostEvent::Notice`] with a message at `level`.
     pub fn message(level: super::NoticeLevel, text: impl Into<String>) -> Self {
         Self::Notice {
+            op: None,
+            notice: Notice::message(level, text),
+        }
+    }
+
+    /// A [`HostEvent::Notice`] that answers the submission `op`.
+    pub fn reply(op: OpId, level: super::NoticeLevel, text: impl Into<String>) -> Self {
+        Self::Notice {
+            op: Some(op),
             notice: Notice::message(level, text),
         }
     }

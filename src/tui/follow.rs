@@ -26,7 +26,7 @@ impl App {
             HostEvent::Status { status } => self.status = status,
             HostEvent::Plan { plan } => self.plan = plan,
             HostEvent::SessionTokens { tokens } => self.tokens = tokens,
-            HostEvent::Notice { notice } => self.on_notice(notice),
+            HostEvent::Notice { notice, .. } => self.on_notice(notice),
             HostEvent::UserShellStarted { id, command } => {
                 let call = ToolCall {
                     id,
@@ -74,10 +74,10 @@ impl App {
             }
             HostEvent::Files { entries, truncated } => self.on_files(entries, truncated),
             HostEvent::MentionsChecked { checks } => self.on_mentions_checked(checks),
-            HostEvent::Prompts { prompts } => {
+            HostEvent::Prompts { prompts, .. } => {
                 self.popup = Popup::Rewind(RewindPicker::new(prompts));
             }
-            HostEvent::Rewound { outcome } => {
+            HostEvent::Rewound { outcome, .. } => {
                 self.notice(NoticeLevel::Info, &outcome.describe());
                 if outcome.conversation {
                     self.restore_prompts(vec![outcome.prompt]);

@@ -249,7 +249,7 @@ async fn a_model_switch_mid_queue_applies_to_the_prompts_after_it() {
     assert_eq!(requests[1].body["model"], "other-model");
     assert!(f.seen.iter().any(|e| matches!(
         e,
-        HostEvent::Notice { notice: light_agent::protocol::Notice::Message { level: NoticeLevel::Info, text } }
+        HostEvent::Notice { notice: light_agent::protocol::Notice::Message { level: NoticeLevel::Info, text }, .. }
             if text.contains("other-model")
     )));
 }
@@ -269,7 +269,7 @@ async fn an_mcp_server_accepted_mid_session_joins_the_next_request() {
     f.until(|e| {
         matches!(
             e,
-            HostEvent::Notice { notice: light_agent::protocol::Notice::Message { text, .. } }
+            HostEvent::Notice { notice: light_agent::protocol::Notice::Message { text, .. }, .. }
                 if text.contains("accepted") && text.contains("proj")
         )
     })
@@ -279,6 +279,32 @@ async fn an_mcp_server_accepted_mid_session_joins_the_next_request() {
     let tools = |i: usize| mock.requests()[i].body["tools"].to_string();
     assert!(!tools(0).contains("mcp__proj__"), "{}", tools(0));
     assert!(tools(1).contains("mcp__proj__"), "{}", tools(1));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ops_answer_in_words_carries_the_ops_id() {
+    let mock = MockModel::start([Reply::openai_text("hi")]).await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "hi");
+    assert_eq!(f.ended("p1").await, StopCause::Done);
+    let answer_to = |id: &'static str| move |e: &HostEvent| matches!(e, HostEvent::Notice { op: Some(op), .. } if op.0 == id);
+    f.submit("mode-1", Op::SetPermissionMode { mode: Mode::Auto });
+    f.submit("diff-1", Op::Diff);
+    f.submit("undo-1", Op::Undo);
+    // Undo and diff answer from their own tasks, in either order.
+    for id in ["mode-1", "diff-1", "undo-1"] {
+        if !f.seen.iter().any(answer_to(id)) {
+            f.until(answer_to(id)).await;
+        }
+    }
+    let Some(HostEvent::Notice { notice, .. }) = f.seen.iter().find(|e| answer_to("mode-1")(e))
+    else {
+        unreachable!()
+    };
+    assert!(
+        format!("{notice:?}").contains("permission mode: auto"),
+        "{notice:?}"
+    );
 }
 
 /// The id of the session the latest [`HostEvent::SessionOpened`] opened.
@@ -306,9 +332,10 @@ async fn a_rewound_conversation_stays_rewound_for_the_next_request_and_after_a_r
     f.ended("p2").await;
     f.submit("l1", Op::ListPrompts);
     let listed = f.until(|e| matches!(e, HostEvent::Prompts { .. })).await;
-    let HostEvent::Prompts { prompts } = listed else {
+    let HostEvent::Prompts { op, prompts } = listed else {
         unreachable!()
     };
+    assert_eq!(op, OpId::new("l1"));
     let turns: Vec<(u64, &str)> = prompts
         .iter()
         .map(|p: &PromptRow| (p.turn, p.text.as_str()))
@@ -334,9 +361,10 @@ async fn a_rewound_conversation_stays_rewound_for_the_next_request_and_after_a_r
         "{shown}"
     );
     let rewound = f.until(|e| matches!(e, HostEvent::Rewound { .. })).await;
-    let HostEvent::Rewound { outcome } = rewound else {
+    let HostEvent::Rewound { op, outcome } = rewound else {
         unreachable!()
     };
+    assert_eq!(op, OpId::new("r1"));
     assert_eq!((outcome.turn, outcome.prompt.as_str()), (2, "prompt-two"));
     assert!(outcome.conversation && !outcome.code);
 

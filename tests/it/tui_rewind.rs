@@ -7,7 +7,7 @@
 use crate::tui_support;
 
 use crossterm::event::KeyCode;
-use light_agent::protocol::{HostEvent, Op, PromptRow, RewindOutcome};
+use light_agent::protocol::{HostEvent, Op, OpId, PromptRow, RewindOutcome};
 use light_agent::tui::App;
 use light_agent::tui::view::rewind_picker::RewindPicker;
 use ratatui::Terminal;
@@ -97,7 +97,13 @@ fn esc_twice_while_a_turn_runs_interrupts_and_never_rewinds() {
 #[test]
 fn choosing_a_prompt_and_both_sends_the_rewind_and_the_answer_refills_the_composer() {
     let (mut app, _) = app(80, 24);
-    input(&mut app, HostEvent::Prompts { prompts: prompts() });
+    input(
+        &mut app,
+        HostEvent::Prompts {
+            op: OpId::new("op-1"),
+            prompts: prompts(),
+        },
+    );
     assert!(screen(&mut app, 80, 24).contains("rewind ›"));
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Enter);
@@ -114,6 +120,7 @@ fn choosing_a_prompt_and_both_sends_the_rewind_and_the_answer_refills_the_compos
     input(
         &mut app,
         HostEvent::Rewound {
+            op: OpId::new("op-2"),
             outcome: RewindOutcome {
                 turn: 2,
                 conversation: true,
