@@ -193,7 +193,7 @@ impl Actor {
 
     /// The session's current plan (none for a fresh one), so a front end
     /// shows it pinned again after a resume.
-    async fn send_plan(&self) {
+    pub(super) async fn send_plan(&self) {
         match super::sessions::plan(&self.session).await {
             Ok(plan) => self.send(HostEvent::Plan { plan }),
             Err(e) => tracing::warn!("reading the session's plan: {e}"),

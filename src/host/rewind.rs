@@ -101,6 +101,8 @@ impl Actor {
                 Err(e) => self.notice(NoticeLevel::Error, e.to_string()),
             }
             self.send_tokens().await;
+            // A plan set in a rewound turn is gone with it.
+            self.send_plan().await;
         }
         self.send(HostEvent::Rewound { op, outcome });
         Ok(())

@@ -399,3 +399,46 @@ async fn a_rewound_conversation_stays_rewound_for_the_next_request_and_after_a_r
         "{body}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_a_rewind_the_pinned_plan_is_the_one_set_before_it() {
+    let plan = |step: &str| {
+        OpenAiStream::new()
+            .tool_call(
+                "call_plan",
+                "update_plan",
+                &[&json!({"plan": [{"step": step, "status": "in_progress"}]}).to_string()],
+            )
+            .into_reply()
+    };
+    let mock = MockModel::start([
+        plan("first-step"),
+        Reply::openai_text("one"),
+        plan("second-step"),
+        Reply::openai_text("two"),
+    ])
+    .await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "prompt-one");
+    f.ended("p1").await;
+    f.prompt("p2", "prompt-two");
+    f.ended("p2").await;
+    let steps = |e: &HostEvent| match e {
+        HostEvent::Plan { plan } => Some(plan.plan.iter().map(|s| s.step.clone()).collect()),
+        _ => None::<Vec<String>>,
+    };
+    assert_eq!(
+        f.seen.iter().rev().find_map(steps).unwrap(),
+        ["second-step"]
+    );
+    let rewind = Op::Rewind {
+        to_turn: 2,
+        conversation: true,
+        code: false,
+    };
+    f.submit("r1", rewind);
+    f.until(|e| matches!(e, HostEvent::Rewound { .. })).await;
+    let reopened = f.seen.iter().rposition(|e| opened_id(e).is_some()).unwrap();
+    let after: Vec<Vec<String>> = f.seen[reopened..].iter().filter_map(steps).collect();
+    assert_eq!(after.last().unwrap(), &["first-step"], "{after:?}");
+}
