@@ -33,6 +33,9 @@ impl Worker {
         let (cause, message, step) = self
             .steps(turn, (text, context), images, &cancel, loaded)
             .await;
+        // The turn's changes are all in the journal when it ends: undo, a
+        // rewind or the process's exit may follow at once.
+        self.settle_changes().await;
         tracing::info!(turn, steps = step, ?cause, %message, "turn ended");
         let stop = AgentEvent::AgentStop {
             cause,
