@@ -9,7 +9,7 @@
 use crate::support;
 
 use serde_json::json;
-use support::bounded::until;
+use support::bounded::{pid_in, process_gone};
 use support::child_env::{Workspace, run};
 use support::{MockModel, OpenAiStream, Reply};
 
@@ -33,16 +33,9 @@ async fn exec_ok(f: &Workspace, mock: &MockModel, args: &[&str]) -> std::process
     out
 }
 
-/// Waits until the process whose pid the file `pid_file` holds is gone (or
-/// a zombie: killed, not yet reaped by init).
+/// Waits until the process whose pid the file `pid_file` holds is gone.
 async fn pid_gone(pid_file: &std::path::Path) {
-    let pid = std::fs::read_to_string(pid_file).unwrap();
-    let pid = pid.trim().to_string();
-    let gone = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |stat| stat.contains(") Z "))
-    };
-    until("the hook's background process to be gone", gone).await;
+    process_gone(&pid_in(pid_file).await).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

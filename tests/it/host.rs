@@ -250,11 +250,7 @@ command = "cat > notified.json; sleep 600 & echo $! > notify.pid; wait"
     f.prompt("p1", "edit it");
     f.until(|e| matches!(e, HostEvent::ApprovalRequested { .. }))
         .await;
-    let pid_file = f.repo.join("notify.pid");
-    support::bounded::until("the Notification hook to start", || {
-        std::fs::read_to_string(&pid_file).is_ok_and(|pid| pid.ends_with('\n'))
-    })
-    .await;
+    let pid = support::bounded::pid_in(&f.repo.join("notify.pid")).await;
     let event: serde_json::Value =
         serde_json::from_slice(&std::fs::read(f.repo.join("notified.json")).unwrap()).unwrap();
     assert_eq!(event["hook_event_name"], "Notification");
@@ -266,15 +262,7 @@ command = "cat > notified.json; sleep 600 & echo $! > notify.pid; wait"
 
     f.submit("", Op::Interrupt);
     assert_eq!(f.ended("p1").await, StopCause::User);
-    let pid = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .to_string();
-    support::bounded::until("the Notification hook's sleep to be gone", || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |stat| stat.contains(") Z "))
-    })
-    .await;
+    support::bounded::process_gone(&pid).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -286,22 +274,10 @@ command = "sleep 600 & echo $! > prompt.pid; wait"
 "#;
     let mut f = start_configured(&mock.openai_base_url(), Mode::Ask, None, config).await;
     f.prompt("p1", "hello");
-    let pid_file = f.repo.join("prompt.pid");
-    support::bounded::until("the UserPromptSubmit hook to start", || {
-        std::fs::read_to_string(&pid_file).is_ok_and(|pid| pid.ends_with('\n'))
-    })
-    .await;
+    let pid = support::bounded::pid_in(&f.repo.join("prompt.pid")).await;
     f.submit("", Op::Interrupt);
     assert_eq!(f.ended("p1").await, StopCause::User);
-    let pid = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .to_string();
-    support::bounded::until("the hook's sleep to be gone", || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |stat| stat.contains(") Z "))
-    })
-    .await;
+    support::bounded::process_gone(&pid).await;
     assert_eq!(
         mock.request_count(),
         0,
