@@ -7,9 +7,10 @@ use futures::stream::FuturesUnordered;
 use tokio_util::sync::CancellationToken;
 
 use super::Notice;
-use super::hooks::{CallSite, Hooks};
+use super::hooks::{CallSite, Hooks, Permission};
 use super::undo::SessionJournal;
 use super::worker::Worker;
+use crate::permission::HookAnswer;
 use crate::protocol::{AgentEvent, Meta, ToolCall, ToolOutcome};
 use crate::tool::journal::Journal;
 use crate::tool::{ProgressSink, ToolContext, ToolOutput, ToolProgress, ToolRegistry};
@@ -48,6 +49,7 @@ impl Worker {
                 session: session.clone(),
                 turn: meta.turn,
             }))
+            .sharing(&self.shared.pending_changes)
         });
         let hooks = self
             .shared
@@ -56,6 +58,7 @@ impl Worker {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
         let session_id: Arc<str> = self.session.as_ref().map_or("", |s| s.id()).into();
+        let warn = self.hook_warner();
         let shared = self.shared.clone();
         let progress: ProgressSink = Arc::new(move |call_id: &str, text: String| {
             shared.hub.notice(Notice::ToolOutput {
@@ -67,7 +70,7 @@ impl Worker {
             .iter()
             .map(|call| {
                 let (tools, mut ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
-                let (hooks, session_id) = (hooks.clone(), session_id.clone());
+                let (hooks, session_id, warn) = (hooks.clone(), session_id.clone(), warn.clone());
                 ctx.call_id = call.id.clone();
                 ctx.progress = Some(ToolProgress::new(&call.id, progress.clone()));
                 async move {
@@ -75,7 +78,7 @@ impl Worker {
                     let output = if hooks.is_empty() {
                         tools.execute(&call.name, call.args.clone(), ctx).await
                     } else {
-                        hooked(&hooks, &tools, &call, &session_id, ctx).await
+                        hooked(&hooks, &tools, &call, &session_id, ctx, warn.as_ref()).await
                     };
                     tracing::debug!(tool = %call.name, id = %call.id, is_error = output.is_error, elapsed = ?started.elapsed(), "tool finished");
                     ToolOutcome {
@@ -139,31 +142,48 @@ impl Worker {
 }
 
 /// Runs `call` between its `PreToolUse` and `PostToolUse` hooks: a pre hook
-/// that blocks keeps it from running (its reason is the result); what a post
-/// hook blocks with is added to the result for the model.
+/// that blocks keeps it from running (its reason is the result), its
+/// `allow`/`ask` applies over the rules for this call; what a post hook
+/// blocks with and the context both add are added to the result for the
+/// model. A hook's warning reaches the user as a notice.
 async fn hooked(
     hooks: &Hooks,
     tools: &ToolRegistry,
     call: &ToolCall,
     session_id: &str,
-    ctx: ToolContext,
+    mut ctx: ToolContext,
+    warn: &(dyn Fn(String) + Send + Sync),
 ) -> ToolOutput {
     let (cwd, cancel) = (ctx.cwd.clone(), ctx.cancel.clone());
     let site = CallSite {
         session_id,
         cwd: &cwd,
         cancel: &cancel,
+        warn,
     };
-    if let Some(reason) = hooks.pre_tool_use(call, &site).await {
+    let before = hooks.pre_tool_use(call, &site).await;
+    if let Some(reason) = before.blocked {
         return ToolOutput::error(format!(
             "[what]: a PreToolUse hook blocked this call; it did not run\n[reason]: {reason}"
         ));
     }
+    if let Some(permission) = before.permission {
+        ctx.permits = ctx.permits.with_hook_answer(match permission {
+            Permission::Allow => HookAnswer::Allow,
+            Permission::Ask => HookAnswer::Ask,
+        });
+    }
     let mut output = tools.execute(&call.name, call.args.clone(), ctx).await;
-    if let Some(reason) = hooks.post_tool_use(call, &output, &site).await {
+    for context in &before.context {
         output
             .content
-            .push_str(&format!("\n[PostToolUse hook]: {reason}"));
+            .push_str(&format!("\n[PreToolUse hook]: {context}"));
+    }
+    let after = hooks.post_tool_use(call, &output, &site).await;
+    for note in after.blocked.iter().chain(&after.context) {
+        output
+            .content
+            .push_str(&format!("\n[PostToolUse hook]: {note}"));
     }
     output
 }

@@ -23,10 +23,19 @@ impl Worker {
             true => self.load_session().await.map_err(|e| e.to_string()),
             false => Ok(()),
         };
+        let context = match self.before_prompt(&text, &cancel).await {
+            Ok(context) => context,
+            Err(refused) => return refused,
+        };
         let turn = self.next_turn().await;
         self.advance_turn();
         tracing::info!(turn, "turn started");
-        let (cause, message, step) = self.steps(turn, text, images, &cancel, loaded).await;
+        let (cause, message, step) = self
+            .steps(turn, (text, context), images, &cancel, loaded)
+            .await;
+        // The turn's changes are all in the journal when it ends: undo, a
+        // rewind or the process's exit may follow at once.
+        self.settle_changes().await;
         tracing::info!(turn, steps = step, ?cause, %message, "turn ended");
         let stop = AgentEvent::AgentStop {
             cause,
@@ -43,7 +52,7 @@ impl Worker {
     async fn steps(
         &mut self,
         turn: u64,
-        text: String,
+        (text, context): (String, Vec<String>),
         images: Vec<Image>,
         cancel: &CancellationToken,
         loaded: Result<(), String>,
@@ -57,12 +66,16 @@ impl Worker {
         if let Err(message) = self.commit_input(input, images).await {
             return (StopCause::Runtime, message, 1);
         }
+        if let Err(message) = self.commit_hook_context(context, Meta::new(turn, 1)).await {
+            return (StopCause::Runtime, message, 1);
+        }
         if let Err(message) = loaded {
             // Without its history the turn would answer out of context.
             return (StopCause::Runtime, message, 1);
         }
         let mut step = 1;
         let mut compacted_for_overflow = false;
+        let mut stop_continuations = 0;
         loop {
             let meta = Meta::new(turn, step);
             if cancel.is_cancelled() {
@@ -97,10 +110,14 @@ impl Worker {
                 }
             };
             if let (Some(summary), Some(window)) = (built.summary, built.window) {
+                // The summary is made inside the build; the hooks run before
+                // it replaces the window.
+                self.pre_compact_hooks("auto", cancel).await;
                 if let Err(message) = self.commit(summary).await {
                     return (StopCause::Runtime, message, step);
                 }
                 self.window = window;
+                self.session_start = Some("compact");
             }
             self.shared
                 .window_tokens
@@ -148,7 +165,19 @@ impl Worker {
             compacted_for_overflow = false;
             self.update_window_tokens();
             if calls.is_empty() {
-                return (StopCause::Done, String::new(), step);
+                let Some(note) = self.stop_hooks(stop_continuations, cancel).await else {
+                    if cancel.is_cancelled() {
+                        return (StopCause::User, self.interrupt_reason(), step);
+                    }
+                    return (StopCause::Done, String::new(), step);
+                };
+                stop_continuations += 1;
+                step += 1;
+                let meta = Meta::new(turn, step);
+                if let Err(message) = self.commit_hook_context(vec![note], meta).await {
+                    return (StopCause::Runtime, message, step);
+                }
+                continue;
             }
             if let Err(message) = self.run_tools(calls, meta, cancel).await {
                 return (StopCause::Runtime, message, step);

@@ -11,7 +11,7 @@ use super::skill_tool::SkillRoots;
 use super::{AgentError, Job, JobId, JobKind, JobUpdate, LoopConfig, Running, Shared, TurnOutcome};
 use crate::ai::Adaptor;
 use crate::context::{ContextBuilder, ContextConfig, resume};
-use crate::protocol::{AgentEvent, Meta, StopCause};
+use crate::protocol::{AgentEvent, Meta, Notice, NoticeLevel, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
 use crate::tool::fs::Root;
@@ -50,6 +50,9 @@ pub(super) struct Worker {
     /// The running turn's tool calls are decided in the read-only mode
     /// ([`Agent::submit_read_only`](super::Agent::submit_read_only)).
     pub(super) read_only_turn: bool,
+    /// The `source` of the `SessionStart` hooks the next prompt runs first
+    /// (`None`: they ran).
+    pub(super) session_start: Option<&'static str>,
 }
 
 /// The answer owed to whoever awaits a job.
@@ -90,6 +93,7 @@ impl Worker {
             next_turn: None,
             needs_load: false,
             read_only_turn: false,
+            session_start: Some("startup"),
         }
     }
 
@@ -140,8 +144,8 @@ impl Worker {
                     self.adaptor = adaptor;
                     (None, Answer::None)
                 }
-                Job::Undo { done } => {
-                    let _ = done.send(self.undo().await);
+                Job::Undo { from_turn, done } => {
+                    let _ = done.send(self.undo(from_turn).await);
                     (None, Answer::None)
                 }
                 Job::Diff { done } => {
@@ -198,16 +202,31 @@ impl Worker {
         }
     }
 
-    async fn undo(&self) -> Result<super::undo::UndoReport, AgentError> {
+    /// Waits until the commands' change sets are recorded, and warns of
+    /// each that could not be.
+    pub(super) async fn settle_changes(&self) {
+        for why in self.shared.pending_changes.settled().await {
+            self.shared.hub.notice(Notice::message(
+                NoticeLevel::Warn,
+                format!("what a command changed could not be recorded for undo: {why}"),
+            ));
+        }
+    }
+
+    async fn undo(&self, from_turn: Option<u64>) -> Result<super::undo::UndoReport, AgentError> {
+        self.settle_changes().await;
         let (Some(session), Ok(root)) = (&self.session, &self.root) else {
             return Ok(super::undo::UndoReport::default());
         };
-        super::undo::undo_last_turn(session, root)
-            .await
-            .map_err(|e| AgentError::Session(e.to_string()))
+        match from_turn {
+            None => super::undo::undo_last_turn(session, root).await,
+            Some(turn) => super::undo::undo_from_turn(session, root, turn).await,
+        }
+        .map_err(|e| AgentError::Session(e.to_string()))
     }
 
     async fn diff(&self) -> Result<String, AgentError> {
+        self.settle_changes().await;
         let (Some(session), Ok(root)) = (&self.session, &self.root) else {
             return Ok(String::new());
         };
@@ -234,6 +253,9 @@ impl Worker {
             .last_turn()
             .await
             .map_err(|e| AgentError::Session(e.to_string()))?;
+        if self.session_start.is_some() && !window.is_empty() {
+            self.session_start = Some("resume");
+        }
         self.window = window;
         self.next_turn = Some(last + 1);
         self.needs_load = false;
@@ -252,6 +274,7 @@ impl Worker {
             };
         }
         let now = Meta::new(self.next_turn().await.saturating_sub(1), u32::MAX);
+        self.pre_compact_hooks("manual", cancel).await;
         // Dropping the build on cancel drops the summary request with it;
         // nothing is committed before the summary is complete.
         let specs = self.tools.specs();
@@ -282,6 +305,7 @@ impl Worker {
                     }
                     self.shared.hub.emit(summary.clone());
                     self.window = window;
+                    self.session_start = Some("compact");
                     self.update_window_tokens();
                     TurnOutcome {
                         cause: StopCause::Done,

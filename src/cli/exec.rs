@@ -200,7 +200,7 @@ fn show(
             tell_how_to_allow(event);
             Ok(())
         }
-        (_, HostEvent::Notice { notice }) => {
+        (_, HostEvent::Notice { notice, .. }) => {
             if *notice == Notice::PartialDropped && format == Format::Text {
                 // The dropped part stays on its own line.
                 stdout.text("\n")?;

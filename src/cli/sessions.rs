@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use light_agent::protocol::now_millis;
-use light_agent::session::transcript::{markdown_header, push_markdown};
+use light_agent::session::transcript::{markdown_header, push_logged};
 use light_agent::session::{SessionInfo, SessionManager, SessionStatus};
 use light_agent::tui::view::format_age;
 use light_agent::tui::view::session_header::turns;
@@ -90,6 +90,7 @@ pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit
         let info = manager.info(id).await?;
         text = markdown_header(&info);
     }
+    let rewinds = session.rewinds().await?;
     let mut after = 0;
     loop {
         let page = session
@@ -99,11 +100,11 @@ pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit
             break;
         };
         after = *last;
-        for (_, event) in &page {
+        for (seq, event) in &page {
             if json {
                 out.json_line(&serde_json::to_string(event)?)?;
             } else {
-                push_markdown(&mut text, event);
+                push_logged(&mut text, *seq, event, &rewinds);
                 out.text(&text)?;
                 text.clear();
             }

@@ -31,6 +31,7 @@ mod error;
 mod logging;
 mod models;
 mod paths;
+pub mod project_hooks;
 mod providers;
 mod raw;
 mod resolve;
@@ -51,8 +52,8 @@ pub use providers::{BUILTIN_PROFILES, BuiltinProfile, ProviderKind, ProviderProf
 pub use raw::{NOTIFICATION_MODES, SANDBOX_MODES};
 pub use resolve::{BASE_URL_ENV, LOG_ENV, MODEL_ENV, PERMISSIONS_ENV, PROVIDER_ENV, resolve};
 pub use settings::{
-    Env, Flags, HookSetting, HookSettings, PermissionSettings, Resolution, SandboxSettings,
-    Settings, ShellSettings, TuiSettings, WebSettings,
+    Env, Flags, HOOK_EVENTS, HookSetting, HookSettings, PermissionSettings, Resolution,
+    SandboxSettings, Settings, ShellSettings, TuiSettings, WebSettings,
 };
 pub use show::show;
 pub use starter::starter_file;

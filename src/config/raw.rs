@@ -140,15 +140,40 @@ pub(crate) struct RawSandbox {
     pub network: Option<bool>,
 }
 
-/// The `[hooks]` table: `[[hooks.PreToolUse]]` and `[[hooks.PostToolUse]]`
-/// entries (Claude Code's event names).
+/// The `[hooks]` table: `[[hooks.EVENT]]` entries under Claude Code's event
+/// names (an unknown event is an ignored key, warned about).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct RawHooks {
+    #[serde(rename = "SessionStart")]
+    pub session_start: Vec<RawHook>,
+    #[serde(rename = "UserPromptSubmit")]
+    pub user_prompt_submit: Vec<RawHook>,
     #[serde(rename = "PreToolUse")]
     pub pre_tool_use: Vec<RawHook>,
     #[serde(rename = "PostToolUse")]
     pub post_tool_use: Vec<RawHook>,
+    #[serde(rename = "Stop")]
+    pub stop: Vec<RawHook>,
+    #[serde(rename = "PreCompact")]
+    pub pre_compact: Vec<RawHook>,
+    #[serde(rename = "Notification")]
+    pub notification: Vec<RawHook>,
+}
+
+impl RawHooks {
+    /// Each event's entries, in [`HOOK_EVENTS`](super::HOOK_EVENTS) order.
+    pub fn by_event(&self) -> [(&'static str, &[RawHook]); 7] {
+        [
+            ("SessionStart", &self.session_start),
+            ("UserPromptSubmit", &self.user_prompt_submit),
+            ("PreToolUse", &self.pre_tool_use),
+            ("PostToolUse", &self.post_tool_use),
+            ("Stop", &self.stop),
+            ("PreCompact", &self.pre_compact),
+            ("Notification", &self.notification),
+        ]
+    }
 }
 
 /// One `[[hooks.EVENT]]` entry.

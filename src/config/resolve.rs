@@ -22,15 +22,19 @@ use super::{
 use crate::permission::{Mode, RuleList, RuleSource};
 
 /// Seconds a hook may run when its entry names none (Claude Code's default).
-const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 60;
+pub(crate) const DEFAULT_HOOK_TIMEOUT_SECS: u64 = 60;
 
-/// `[[hooks.EVENT]]` entries as settings: no matcher matches every tool.
-fn hook_settings(raw: &[raw::RawHook]) -> Vec<HookSetting> {
-    raw.iter()
-        .map(|h| HookSetting {
-            matcher: h.matcher.clone().unwrap_or_default(),
-            command: h.command.clone(),
-            timeout_sec: h.timeout_sec.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS),
+/// `[[hooks.EVENT]]` entries as settings: no matcher matches everything.
+pub(crate) fn hook_settings(raw: &raw::RawHooks) -> Vec<HookSetting> {
+    raw.by_event()
+        .into_iter()
+        .flat_map(|(event, hooks)| {
+            hooks.iter().map(move |h| HookSetting {
+                event: event.to_owned(),
+                matcher: h.matcher.clone().unwrap_or_default(),
+                command: h.command.clone(),
+                timeout_sec: h.timeout_sec.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS),
+            })
         })
         .collect()
 }
@@ -214,8 +218,7 @@ pub fn resolve(
             env_passthrough: raw.shell.env_passthrough.clone().unwrap_or_default(),
         },
         hooks: HookSettings {
-            pre_tool_use: hook_settings(&raw.hooks.pre_tool_use),
-            post_tool_use: hook_settings(&raw.hooks.post_tool_use),
+            entries: hook_settings(&raw.hooks),
         },
         web: WebSettings {
             allow_private: raw.web.allow_private.unwrap_or(false),

@@ -114,19 +114,34 @@ impl Default for SandboxSettings {
     }
 }
 
-/// The configured hooks (`[hooks]`), in file order.
+/// Claude Code's names of the events hooks run on, in the order they are
+/// listed.
+pub const HOOK_EVENTS: [&str; 7] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "PreCompact",
+    "Notification",
+];
+
+/// The configured hooks (`[hooks]`), by event in [`HOOK_EVENTS`] order,
+/// each event's in file order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HookSettings {
-    /// `[[hooks.PreToolUse]]`: run before each matching tool call.
-    pub pre_tool_use: Vec<HookSetting>,
-    /// `[[hooks.PostToolUse]]`: run after each matching tool call.
-    pub post_tool_use: Vec<HookSetting>,
+    /// Every `[[hooks.EVENT]]` entry.
+    pub entries: Vec<HookSetting>,
 }
 
 /// One hook entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookSetting {
-    /// Tool names separated by `|`; empty or `*`: every tool.
+    /// The event it runs on, one of [`HOOK_EVENTS`].
+    pub event: String,
+    /// What it runs for, separated by `|` (tool names for the tool events,
+    /// the `source`, `trigger` or `notification_type` for the others);
+    /// empty or `*`: every one.
     pub matcher: String,
     /// Run with `sh -c` in the working directory, the event on stdin.
     pub command: String,
@@ -202,7 +217,7 @@ pub struct Settings {
     pub shell: ShellSettings,
     /// `web_fetch`.
     pub web: WebSettings,
-    /// Commands run around tool calls (`[[hooks.PreToolUse]]`, `PostToolUse`).
+    /// Commands run on the agent's events (`[[hooks.PreToolUse]]`, …).
     pub hooks: HookSettings,
     /// The permission mode and rules.
     pub permissions: PermissionSettings,

@@ -95,16 +95,11 @@ pub fn show(settings: &Settings) -> String {
         &format!("[{}]", names.join(", ")),
     );
 
-    for (event, hooks) in [
-        ("PreToolUse", &s.hooks.pre_tool_use),
-        ("PostToolUse", &s.hooks.post_tool_use),
-    ] {
-        for hook in hooks {
-            let _ = write!(out, "\n[[hooks.{event}]]\n");
-            line(&mut out, "matcher", &quote(&hook.matcher));
-            line(&mut out, "command", &quote(&hook.command));
-            line(&mut out, "timeout_sec", &hook.timeout_sec.to_string());
-        }
+    for hook in &s.hooks.entries {
+        let _ = write!(out, "\n[[hooks.{}]]\n", hook.event);
+        line(&mut out, "matcher", &quote(&hook.matcher));
+        line(&mut out, "command", &quote(&hook.command));
+        line(&mut out, "timeout_sec", &hook.timeout_sec.to_string());
     }
 
     out.push_str("\n[web]\n");

@@ -198,13 +198,14 @@ impl Actor {
         self.status();
         self.put_agent();
         self.join_project_mcp().await;
+        self.join_project_hooks().await;
         self.send_tokens().await;
         self.send_plan().await;
     }
 
     /// The session's current plan (none for a fresh one), so a front end
     /// shows it pinned again after a resume.
-    async fn send_plan(&self) {
+    pub(super) async fn send_plan(&self) {
         match super::sessions::plan(&self.session).await {
             Ok(plan) => self.send(HostEvent::Plan { plan }),
             Err(e) => tracing::warn!("reading the session's plan: {e}"),
@@ -213,7 +214,7 @@ impl Actor {
 
     /// The session's stored token totals, once it is shown and its load is
     /// queued (the load's own traces are not new: nothing is counted twice).
-    async fn send_tokens(&self) {
+    pub(super) async fn send_tokens(&self) {
         if !self.session.is_written() {
             return;
         }
@@ -237,7 +238,7 @@ impl Actor {
             full,
         );
         build::register_shell(agent, &shell)?;
-        agent.set_hooks(super::hooks::hooks(&self.config.settings, &shell));
+        self.set_hooks(agent, &shell, None);
         if let state @ (SandboxState::Unavailable { .. } | SandboxState::Partial { .. }) =
             shell.sandbox_state()
         {
@@ -275,19 +276,21 @@ impl Actor {
                             Err(e) => (NoticeLevel::Error, e.to_string()),
                             Ok(text) => (NoticeLevel::Info, text),
                         };
-                        shared.notice(level, text);
+                        shared.reply(id, level, text);
                     });
                 }
-                None => self.notice(NoticeLevel::Error, self.why_no_agent()),
+                None => self.reply(id, NoticeLevel::Error, self.why_no_agent()),
             },
             Op::Permissions => match self.agent() {
-                Some(agent) => self.notice(NoticeLevel::Info, agent.permits().describe()),
-                None => self.notice(NoticeLevel::Error, self.why_no_agent()),
+                Some(agent) => self.reply(id, NoticeLevel::Info, agent.permits().describe()),
+                None => self.reply(id, NoticeLevel::Error, self.why_no_agent()),
             },
-            Op::SetPermissionMode { mode } => self.set_mode(mode),
+            Op::SetPermissionMode { mode } => self.set_mode(id, mode),
             Op::Jobs => self.jobs(),
             Op::RestartMcp { server } => self.restart_mcp(&server),
             Op::DecideProjectMcp { accept } => self.decide_project_mcp(accept).await,
+            Op::Hooks => self.list_hooks().await,
+            Op::DecideProjectHooks { accept } => self.decide_project_hooks(accept).await,
             Op::KillJob { job } => self.kill_job(&job).await,
             Op::Withdraw { job } => {
                 if let Some(agent) = self.agent() {
@@ -333,6 +336,13 @@ impl Actor {
                 let report = super::reports::build(self, kind).await?;
                 self.send(HostEvent::Report { report });
             }
+            Op::ListPrompts => self.list_prompts(id).await?,
+            Op::Rewind {
+                to_turn,
+                conversation,
+                code,
+            } => self.rewind(id, to_turn, conversation, code).await?,
+            Op::Fork { before_turn } => self.fork(id, before_turn).await?,
             // Taken by the handle itself; they never reach the actor.
             Op::Interrupt | Op::Approval { .. } | Op::Answer { .. } | Op::Quit => {}
         }
@@ -439,13 +449,13 @@ impl Actor {
 
     /// Uses `mode` from the next gated call on (the tools offered follow at
     /// the next agent: a read-only start has no writing tools to unlock).
-    fn set_mode(&mut self, mode: Mode) {
+    fn set_mode(&mut self, op: OpId, mode: Mode) {
         let Some(agent) = self.agent() else {
-            return self.notice(NoticeLevel::Error, self.why_no_agent());
+            return self.reply(op, NoticeLevel::Error, self.why_no_agent());
         };
         agent.set_permits(agent.permits().with_mode(mode));
         self.config.settings.permissions.mode = Some(mode);
-        self.notice(NoticeLevel::Info, format!("permission mode: {mode}"));
+        self.reply(op, NoticeLevel::Info, format!("permission mode: {mode}"));
         self.status();
     }
 
@@ -469,6 +479,7 @@ impl Actor {
             // The first usable model: the session gets its agent now.
             self.put_agent();
             self.join_project_mcp().await;
+            self.join_project_hooks().await;
         }
         self.status();
         Ok(())
@@ -579,7 +590,8 @@ impl Actor {
                 dir.join(format!("{}.md", info.id))
             }
         };
-        let text = crate::session::transcript::to_markdown(&info, &events);
+        let rewinds = self.session.rewinds().await?;
+        let text = crate::session::transcript::to_markdown(&info, &events, &rewinds);
         std::fs::write(&path, text).map_err(io(format!("writing {}", path.display())))?;
         self.notice(NoticeLevel::Info, format!("exported to {}", path.display()));
         Ok(())
@@ -687,6 +699,10 @@ impl Actor {
 
     pub(super) fn notice(&self, level: NoticeLevel, text: impl Into<String>) {
         self.shared.notice(level, text);
+    }
+
+    pub(super) fn reply(&self, op: OpId, level: NoticeLevel, text: impl Into<String>) {
+        self.shared.reply(op, level, text);
     }
 
     pub(super) fn send(&self, event: HostEvent) {

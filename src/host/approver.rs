@@ -16,6 +16,7 @@ use futures::future::BoxFuture;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
+use super::hooks::HookSlot;
 use super::lock;
 use crate::permission::Approver;
 use crate::protocol::{ApprovalDecision, ApprovalRequest, HostEvent, OpId, Question};
@@ -88,6 +89,8 @@ pub(super) struct HostApprover {
     questions: Waiting<Vec<String>>,
     /// Whether the front end answers at all.
     answers: bool,
+    /// The `Notification` hooks run while a request waits.
+    pub(super) hooks: HookSlot,
 }
 
 impl HostApprover {
@@ -99,6 +102,7 @@ impl HostApprover {
             approvals: Waiting::new("approval"),
             questions: Waiting::new("question"),
             answers,
+            hooks: HookSlot::default(),
         })
     }
 
@@ -121,16 +125,18 @@ impl HostApprover {
 impl Approver for HostApprover {
     fn approve(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
         let (id, answer) = self.approvals.open();
+        let message = format!("light-agent needs your permission to use {}", request.tool);
         let sent = self
             .events
             .send(HostEvent::ApprovalRequested { id, request });
+        let notify = self.hooks.notification("permission_prompt", message);
         async move {
             if sent.is_err() {
                 return ApprovalDecision::Deny {
                     reason: Some("the front end is gone".into()),
                 };
             }
-            answer
+            while_notifying(answer, notify)
                 .await
                 .unwrap_or(ApprovalDecision::Deny { reason: None })
         }
@@ -142,12 +148,28 @@ impl Asker for HostApprover {
     fn ask(&self, questions: Vec<Question>) -> BoxFuture<'static, Option<Vec<String>>> {
         let (id, answer) = self.questions.open();
         let sent = self.events.send(HostEvent::QuestionAsked { id, questions });
+        let message = "light-agent is waiting for your answer".to_string();
+        let notify = self.hooks.notification("elicitation_dialog", message);
         async move {
             if sent.is_err() {
                 return None;
             }
-            answer.await
+            while_notifying(answer, notify).await
         }
         .boxed()
+    }
+}
+
+/// Waits for `answer` while `notify` (the `Notification` hooks) runs; a
+/// hook still running when the answer comes is dropped, which kills it.
+async fn while_notifying<T>(
+    answer: BoxFuture<'static, Option<T>>,
+    notify: BoxFuture<'static, ()>,
+) -> Option<T> {
+    let mut answer = answer;
+    tokio::select! {
+        biased;
+        value = &mut answer => value,
+        () = notify => answer.await,
     }
 }

@@ -29,9 +29,12 @@ mod error;
 mod forward;
 pub mod hooks;
 mod parts;
+pub mod project_hooks;
+mod project_hooks_ops;
 pub mod project_mcp;
 mod project_mcp_ops;
 mod reports;
+mod rewind;
 mod sessions;
 mod user_shell;
 pub mod web;
@@ -49,7 +52,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::Agent;
 use crate::config::{Paths, Settings};
 use crate::permission::Mode;
-use crate::protocol::{HostEvent, NoticeLevel, Op, Submission};
+use crate::protocol::{HostEvent, NoticeLevel, Op, OpId, Submission};
 use crate::session::{AgentSession, SessionManager};
 
 pub use build::{FreshHint, SessionChoice};
@@ -144,6 +147,11 @@ impl Shared {
 
     fn notice(&self, level: NoticeLevel, text: impl Into<String>) {
         self.send(HostEvent::message(level, text));
+    }
+
+    /// A notice answering the submission `op`.
+    fn reply(&self, op: OpId, level: NoticeLevel, text: impl Into<String>) {
+        self.send(HostEvent::reply(op, level, text));
     }
 
     fn interrupts(&self) -> u64 {

@@ -29,6 +29,6 @@ pub use approval::{ApprovalDecision, ApprovalDetail, ApprovalRequest, Approver};
 pub use command::{CommandShape, Segment, analyse};
 pub use destructive::{Destructive, Overwrite, OverwriteBy};
 pub use mode::{Mode, ParseModeError};
-pub use permits::{Denied, Permits, session_rules};
+pub use permits::{Denied, HookAnswer, Permits, session_rules};
 pub use policy::{Decision, GateRequest, Policy, shell_shape};
 pub use rule::{Rule, RuleError, RuleKind, RuleList, RuleSource};

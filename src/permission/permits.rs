@@ -24,6 +24,19 @@ pub struct Denied {
 #[derive(Clone)]
 pub struct Permits {
     inner: Arc<Inner>,
+    /// A hook's answer about the one call these permits are for.
+    hook: Option<HookAnswer>,
+}
+
+/// A `PreToolUse` hook's `permissionDecision` about one call, applied over
+/// the rules: `Allow` runs what would be asked (what a rule or the mode
+/// denies stays denied), `Ask` asks about what would run unasked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookAnswer {
+    /// Run it without asking.
+    Allow,
+    /// Ask the user first.
+    Ask,
 }
 
 struct Inner {
@@ -68,6 +81,16 @@ impl Permits {
                 session_commands: Mutex::new(Vec::new()),
                 read_denied: Vec::new(),
             }),
+            hook: None,
+        }
+    }
+
+    /// These permits for one call a hook answered about (see
+    /// [`HookAnswer`]); session answers stay shared.
+    pub fn with_hook_answer(&self, answer: HookAnswer) -> Permits {
+        Permits {
+            inner: self.inner.clone(),
+            hook: Some(answer),
         }
     }
 
@@ -86,6 +109,7 @@ impl Permits {
         inner.read_denied = paths;
         Permits {
             inner: Arc::new(inner),
+            hook: self.hook,
         }
     }
 
@@ -118,6 +142,7 @@ impl Permits {
                 session_commands: Mutex::new(self.session_commands_guard().clone()),
                 read_denied: self.inner.read_denied.clone(),
             }),
+            hook: self.hook,
         }
     }
 
@@ -196,6 +221,11 @@ impl Permits {
     ) -> Result<(), Denied> {
         let session = self.session_commands();
         let (decision, rule) = self.inner.policy.ruling_with(&gate, &session);
+        let decision = match (self.hook, decision) {
+            (Some(HookAnswer::Allow), Decision::Ask) => Decision::Allow,
+            (Some(HookAnswer::Ask), Decision::Allow) => Decision::Ask,
+            (_, decision) => decision,
+        };
         match decision {
             Decision::Allow => return Ok(()),
             Decision::Deny => {
@@ -218,7 +248,12 @@ impl Permits {
         // Commands are allowed for the session by prefix, never wholesale.
         let is_shell = matches!(gate, GateRequest::Shell { .. });
         let session_key = session_key(&gate, &approval);
-        if !is_shell && !asked_by_rule && self.session_tools_guard().contains(&session_key) {
+        let asked_by_hook = self.hook == Some(HookAnswer::Ask);
+        if !is_shell
+            && !asked_by_rule
+            && !asked_by_hook
+            && self.session_tools_guard().contains(&session_key)
+        {
             return Ok(());
         }
         let Some(approver) = self.inner.approver.clone() else {
@@ -443,6 +478,30 @@ mod tests {
         );
         assert!(denied.message.contains("--permissions auto"));
         assert!(denied.message.contains("edit(src/a.rs)"));
+    }
+
+    #[tokio::test]
+    async fn a_hooks_allow_runs_what_would_ask_and_its_ask_asks_what_would_run() {
+        let no = scripted(ApprovalDecision::Deny { reason: None });
+        let permits = Permits::new(
+            policy(Mode::Ask, &["edit(src/**)"], &[], &["edit(.env*)"]),
+            Some(no.clone()),
+        );
+        let (gate, req) = edit("notes.md");
+        let allowed = permits.with_hook_answer(HookAnswer::Allow);
+        assert_eq!(allowed.request(gate, req).await, Ok(()));
+        let (gate, req) = edit(".env");
+        assert!(
+            allowed.request(gate, req).await.is_err(),
+            "a deny rule holds"
+        );
+        assert_eq!(no.asked.load(Ordering::SeqCst), 0);
+
+        let (gate, req) = edit("src/a.rs");
+        let asking = permits.with_hook_answer(HookAnswer::Ask);
+        assert!(asking.request(gate.clone(), req.clone()).await.is_err());
+        assert_eq!(no.asked.load(Ordering::SeqCst), 1, "the hook's ask asked");
+        assert_eq!(permits.request(gate, req).await, Ok(()), "only that call");
     }
 
     #[tokio::test]

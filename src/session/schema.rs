@@ -132,6 +132,18 @@ const MIGRATIONS: &[&str] = &[
         content     BLOB NOT NULL
     );
     ALTER TABLE file_changes ADD COLUMN prior_blob BLOB;",
+    // v7: rewinds. A rewind hides the turns `from_turn..=through_turn` from
+    // the context window (the model's next request, a resume); the events
+    // stay in the log for `show` and recall. `at_seq` is the log's last seq
+    // when it happened, where `show` marks it. Never deleted.
+    "CREATE TABLE rewinds (
+        session_id   TEXT NOT NULL,
+        from_turn    INTEGER NOT NULL,
+        through_turn INTEGER NOT NULL,
+        at_seq       INTEGER NOT NULL,
+        created_at   INTEGER NOT NULL
+    );
+    CREATE INDEX rewinds_by_session ON rewinds (session_id, from_turn);",
 ];
 
 /// The schema version this build reads and writes.

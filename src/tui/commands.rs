@@ -36,6 +36,11 @@ pub enum SlashCommand {
     Undo,
     /// `/diff`: this session's file changes as one diff.
     Diff,
+    /// `/rewind`: the list of this session's prompts to go back to before
+    /// (as Esc Esc opens it).
+    Rewind,
+    /// `/fork`: copy this session into a new one and open it.
+    Fork,
     /// `/permissions`: the permission mode and the rules in force.
     Permissions,
     /// `/title TEXT`: rename the session.
@@ -54,13 +59,16 @@ pub enum SlashCommand {
     /// `/commands [accept | decline]`: the prompt-file commands, or decide
     /// about the project's shell lines.
     Commands,
+    /// `/hooks [accept | decline]`: the hooks in force, or decide about the
+    /// project's.
+    Hooks,
     /// `/quit` (alias `/exit`).
     Quit,
 }
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 21] = [
+    pub const ALL: [SlashCommand; 24] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -73,6 +81,8 @@ impl SlashCommand {
         Self::Skills,
         Self::Undo,
         Self::Diff,
+        Self::Rewind,
+        Self::Fork,
         Self::Permissions,
         Self::Title,
         Self::Export,
@@ -81,6 +91,7 @@ impl SlashCommand {
         Self::Init,
         Self::Review,
         Self::Commands,
+        Self::Hooks,
         Self::Quit,
     ];
 
@@ -99,6 +110,8 @@ impl SlashCommand {
             Self::Skills => "skills",
             Self::Undo => "undo",
             Self::Diff => "diff",
+            Self::Rewind => "rewind",
+            Self::Fork => "fork",
             Self::Permissions => "permissions",
             Self::Title => "title",
             Self::Export => "export",
@@ -107,6 +120,7 @@ impl SlashCommand {
             Self::Init => "init",
             Self::Review => "review",
             Self::Commands => "commands",
+            Self::Hooks => "hooks",
             Self::Quit => "quit",
         }
     }
@@ -132,6 +146,7 @@ impl SlashCommand {
             Self::Mcp => "[restart NAME | accept | decline]",
             Self::Review => "[BASE]",
             Self::Commands => "[accept | decline]",
+            Self::Hooks => "[accept | decline]",
             _ => "",
         }
     }
@@ -156,6 +171,8 @@ impl SlashCommand {
             Self::Skills => "list skills",
             Self::Undo => "restore the files the latest turn changed",
             Self::Diff => "show this session's file changes",
+            Self::Rewind => "go back to before a prompt: conversation, code or both (Esc Esc)",
+            Self::Fork => "copy this session into a new one (the original stays)",
             Self::Permissions => "permission mode and rules in force",
             Self::Title => "rename this session",
             Self::Export => "write the transcript as markdown",
@@ -164,6 +181,7 @@ impl SlashCommand {
             Self::Init => "write or improve AGENTS.md for this project",
             Self::Review => "review the uncommitted changes (or against BASE), read-only",
             Self::Commands => "prompt-file commands; accept or decline the project's shell lines",
+            Self::Hooks => "hooks in force; accept or decline the project's hooks",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -232,6 +250,8 @@ impl SlashCommand {
             },
             Self::Undo => Op::Undo,
             Self::Diff => Op::Diff,
+            Self::Rewind => Op::ListPrompts,
+            Self::Fork => Op::Fork { before_turn: None },
             Self::Permissions => Op::Permissions,
             Self::Title if arg.is_empty() => {
                 app.notice(NoticeLevel::Warn, "usage: /title TEXT");
@@ -288,6 +308,18 @@ impl SlashCommand {
                 );
                 return;
             }
+            Self::Hooks => match arg {
+                "" => Op::Hooks,
+                "accept" => Op::DecideProjectHooks { accept: true },
+                "decline" => Op::DecideProjectHooks { accept: false },
+                _ => {
+                    app.notice(
+                        NoticeLevel::Warn,
+                        "usage: /hooks, /hooks accept or /hooks decline",
+                    );
+                    return;
+                }
+            },
             Self::Quit => {
                 app.request_quit();
                 return;

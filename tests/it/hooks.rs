@@ -1,13 +1,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! `[[hooks.PreToolUse]]` in `exec` against the mock model: the event as
-//! JSON on stdin, exit 2 blocking the call with its stderr as the reason the
-//! next request carries, a hook past its timeout killed with its process
-//! group while the turn goes on.
+//! Hooks in `exec` against the mock model: the event as JSON on stdin, exit
+//! 2 blocking a call with its stderr as the reason the next request carries
+//! (or refusing a prompt, or making a turn go on), stdout reaching the
+//! request where Claude Code adds it, a hook past its timeout killed with
+//! its process group while the turn goes on, a project's hooks run only
+//! once accepted.
 
 use crate::support;
 
 use serde_json::json;
-use support::bounded::until;
+use support::bounded::{pid_in, process_gone};
 use support::child_env::{Workspace, run};
 use support::{MockModel, OpenAiStream, Reply};
 
@@ -22,6 +24,18 @@ fn shell_then_done(cmd: &str) -> [Reply; 2] {
             .into_reply(),
         Reply::openai_text("done"),
     ]
+}
+
+/// Runs `exec` with `args` against `mock`; it must succeed.
+async fn exec_ok(f: &Workspace, mock: &MockModel, args: &[&str]) -> std::process::Output {
+    let out = run(command(f, &mock.openai_base_url(), args)).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    out
+}
+
+/// Waits until the process whose pid the file `pid_file` holds is gone.
+async fn pid_gone(pid_file: &std::path::Path) {
+    process_gone(&pid_in(pid_file).await).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -89,24 +103,12 @@ command = "exit 2"
 "#,
     );
     let mock = MockModel::start(shell_then_done("touch ran.txt")).await;
-    let out = run(command(
-        &f,
-        &mock.openai_base_url(),
-        &["--permissions", "full", "run it"],
-    ))
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    exec_ok(&f, &mock, &["--permissions", "full", "run it"]).await;
     assert!(
         f.repo.join("ran.txt").exists(),
         "the call went on after the timeout"
     );
-    let pid = std::fs::read_to_string(f.repo.join("hook.pid")).unwrap();
-    let pid = pid.trim().to_string();
-    let gone = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |stat| stat.contains(") Z "))
-    };
-    until("the hook's sleep to be gone", gone).await;
+    pid_gone(&f.repo.join("hook.pid")).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -121,13 +123,7 @@ command = "cat > \"$PWD/post.json\"; echo 'now run cargo fmt' >&2; exit 2"
 "#,
     );
     let mock = MockModel::start(edit_then_done()).await;
-    let out = run(command(
-        &f,
-        &mock.openai_base_url(),
-        &["--permissions", "auto", "edit it"],
-    ))
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    exec_ok(&f, &mock, &["--permissions", "auto", "edit it"]).await;
     let source = std::fs::read_to_string(f.repo.join("src/main.rs")).unwrap();
     assert!(source.contains("\"new\""), "the edit ran first: {source}");
     let event: serde_json::Value =
@@ -141,4 +137,160 @@ command = "cat > \"$PWD/post.json\"; echo 'now run cargo fmt' >&2; exit 2"
         next.contains("[PostToolUse hook]: now run cargo fmt"),
         "{next}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_prompt_submit_hooks_stdout_reaches_the_request() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.UserPromptSubmit]]
+command = "cat > \"$PWD/prompt.json\"; echo 'the build on main is green'"
+"#,
+    );
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    exec_ok(&f, &mock, &["how is the build?"]).await;
+    let sent = mock.requests()[0].body["messages"].to_string();
+    assert!(
+        sent.contains("[UserPromptSubmit hook]") && sent.contains("the build on main is green"),
+        "{sent}"
+    );
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("prompt.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "UserPromptSubmit");
+    assert_eq!(event["prompt"], "how is the build?");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_prompt_submit_hook_exiting_2_refuses_the_prompt_and_tells_the_user() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.UserPromptSubmit]]
+command = "echo 'no secrets in prompts' >&2; exit 2"
+"#,
+    );
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let out = run(command(&f, &mock.openai_base_url(), &["my key is hunter2"])).await;
+    let stderr = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("refused the prompt: no secrets in prompts"),
+        "{stderr}"
+    );
+    assert_eq!(mock.request_count(), 0, "the refused prompt was sent");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_start_hooks_stdout_reaches_the_first_request_once() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.SessionStart]]
+matcher = "startup"
+command = "cat >> \"$PWD/starts.json\"; echo >> \"$PWD/starts.json\"; echo 'open issues: #12 flaky test'"
+"#,
+    );
+    let mock = MockModel::start(shell_then_done("true")).await;
+    exec_ok(&f, &mock, &["--permissions", "full", "what is open?"]).await;
+    let first = mock.requests()[0].body["messages"].to_string();
+    assert!(
+        first.contains("[SessionStart hook]") && first.contains("open issues: #12 flaky test"),
+        "{first}"
+    );
+    let starts = std::fs::read_to_string(f.repo.join("starts.json")).unwrap();
+    let events: Vec<serde_json::Value> = starts
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events.len(), 1, "it ran once for two requests: {starts}");
+    assert_eq!(events[0]["hook_event_name"], "SessionStart");
+    assert_eq!(events[0]["source"], "startup");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stop_hook_exiting_2_makes_the_turn_go_on_once() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.Stop]]
+command = "if [ -e \"$PWD/stopped\" ]; then cat > \"$PWD/second_stop.json\"; exit 0; fi; touch \"$PWD/stopped\"; echo 'run the tests before you stop' >&2; exit 2"
+"#,
+    );
+    let mock = MockModel::start([
+        Reply::openai_text("done"),
+        Reply::openai_text("tests ran, now done"),
+    ])
+    .await;
+    let stdout = text(&exec_ok(&f, &mock, &["fix it"]).await.stdout);
+    assert_eq!(mock.request_count(), 2, "{stdout}");
+    let next = mock.requests()[1].body["messages"].to_string();
+    assert!(next.contains("run the tests before you stop"), "{next}");
+    assert!(stdout.contains("tests ran, now done"), "{stdout}");
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("second_stop.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "Stop");
+    assert_eq!(event["stop_hook_active"], true);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stop_hook_past_its_timeout_is_killed_and_the_turn_ends() {
+    let f = Workspace::new("fn main() {}\n");
+    config(
+        &f,
+        r#"
+[[hooks.Stop]]
+command = "sleep 600 & echo $! > \"$PWD/stop.pid\"; wait"
+timeout_sec = 1
+"#,
+    );
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let stderr = text(&exec_ok(&f, &mock, &["fix it"]).await.stderr);
+    assert!(stderr.contains("Stop hook"), "{stderr}");
+    assert!(stderr.contains("timed out; killed"), "{stderr}");
+    pid_gone(&f.repo.join("stop.pid")).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exec_runs_a_projects_hooks_only_once_accepted_and_says_why_not() {
+    let f = Workspace::new("fn main() {}\n");
+    std::fs::create_dir_all(&f.home).unwrap();
+    std::fs::create_dir_all(f.repo.join(".claude")).unwrap();
+    std::fs::write(
+        f.repo.join(".claude/settings.json"),
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/project-hook-ran\""}]}]}}"#,
+    )
+    .unwrap();
+    let marker = f.repo.join("project-hook-ran");
+
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let out = run(command(&f, &mock.openai_base_url(), &["hello"])).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("this project's hooks were not run"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("/hooks accept"), "{stderr}");
+    assert!(!marker.exists(), "a project's hook ran before acceptance");
+
+    // Accepted for these hooks (what `/hooks accept` records): run.
+    let hooks = light_agent::host::project_hooks::read(&f.repo)
+        .unwrap()
+        .unwrap();
+    let manager =
+        light_agent::session::SessionManager::open(&f.home.join("sessions.sqlite3")).unwrap();
+    light_agent::host::project_hooks::decide(&manager, &f.repo, &hooks, true)
+        .await
+        .unwrap();
+    drop(manager);
+    let mock = MockModel::start([Reply::openai_text("done")]).await;
+    let stderr = text(&exec_ok(&f, &mock, &["hello"]).await.stderr);
+    assert!(!stderr.contains("were not run"), "{stderr}");
+    assert!(marker.exists(), "the accepted hook did not run");
 }

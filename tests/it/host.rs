@@ -35,8 +35,20 @@ struct Fixture {
 /// A host on a fresh directory whose model is the mock at `url`;
 /// `model_missing` starts it as if no model were configured.
 async fn start(url: &str, mode: Mode, model_missing: Option<&str>) -> Fixture {
+    start_configured(url, mode, model_missing, "").await
+}
+
+/// [`start`] with `config_toml` as the user's `config.toml`.
+async fn start_configured(
+    url: &str,
+    mode: Mode,
+    model_missing: Option<&str>,
+    config_toml: &str,
+) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("config.toml"), config_toml).unwrap();
     let repo = dir.path().join("repo");
     std::fs::create_dir_all(repo.join("src")).unwrap();
     std::fs::write(repo.join("src/main.rs"), "fn main() {}\n").unwrap();
@@ -188,17 +200,21 @@ async fn without_a_model_prompts_come_back_and_the_first_usable_model_brings_the
     assert_eq!(mock.request_count(), 1);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_interrupt_while_an_approval_waits_ends_the_turn_and_changes_nothing() {
+/// A reply whose one call edits `src/main.rs` (asked about in `ask` mode).
+fn edit_main() -> Reply {
     let args = json!({
         "path": "src/main.rs",
         "edits": [{"old_string": "fn main() {}", "new_string": "fn main() { changed() }"}],
     })
     .to_string();
-    let mock = MockModel::start([OpenAiStream::new()
+    OpenAiStream::new()
         .tool_call("call_1", "edit", &[&args])
-        .into_reply()])
-    .await;
+        .into_reply()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_while_an_approval_waits_ends_the_turn_and_changes_nothing() {
+    let mock = MockModel::start([edit_main()]).await;
     let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
     f.prompt("p1", "edit it");
     let asked = f
@@ -220,6 +236,70 @@ async fn an_interrupt_while_an_approval_waits_ends_the_turn_and_changes_nothing(
     let main_rs = std::fs::read_to_string(f.repo.join("src/main.rs")).unwrap();
     assert_eq!(main_rs, "fn main() {}\n");
     assert_eq!(mock.request_count(), 1, "the turn asked nothing more");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_notification_hook_runs_while_an_approval_waits_and_an_interrupt_kills_its_group() {
+    let mock = MockModel::start([edit_main()]).await;
+    let config = r#"
+[[hooks.Notification]]
+matcher = "permission_prompt"
+command = "cat > notified.json; sleep 600 & echo $! > notify.pid; wait"
+"#;
+    let mut f = start_configured(&mock.openai_base_url(), Mode::Ask, None, config).await;
+    f.prompt("p1", "edit it");
+    f.until(|e| matches!(e, HostEvent::ApprovalRequested { .. }))
+        .await;
+    let pid = support::bounded::pid_in(&f.repo.join("notify.pid")).await;
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("notified.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "Notification");
+    assert_eq!(event["notification_type"], "permission_prompt");
+    assert!(
+        event["message"].as_str().unwrap().contains("edit"),
+        "{event}"
+    );
+
+    f.submit("", Op::Interrupt);
+    assert_eq!(f.ended("p1").await, StopCause::User);
+    support::bounded::process_gone(&pid).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupt_kills_a_user_prompt_submit_hook_with_its_group() {
+    let mock = MockModel::start([Reply::openai_text("never asked")]).await;
+    let config = r#"
+[[hooks.UserPromptSubmit]]
+command = "sleep 600 & echo $! > prompt.pid; wait"
+"#;
+    let mut f = start_configured(&mock.openai_base_url(), Mode::Ask, None, config).await;
+    f.prompt("p1", "hello");
+    let pid = support::bounded::pid_in(&f.repo.join("prompt.pid")).await;
+    f.submit("", Op::Interrupt);
+    assert_eq!(f.ended("p1").await, StopCause::User);
+    support::bounded::process_gone(&pid).await;
+    assert_eq!(
+        mock.request_count(),
+        0,
+        "the interrupted turn asked the model"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pre_compact_hook_runs_before_a_manual_compaction() {
+    let mock = MockModel::start(Vec::<Reply>::new()).await;
+    let config = r#"
+[[hooks.PreCompact]]
+matcher = "manual"
+command = "cat > compact.json"
+"#;
+    let mut f = start_configured(&mock.openai_base_url(), Mode::Ask, None, config).await;
+    f.submit("c1", Op::Compact);
+    f.ended("c1").await;
+    let event: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(f.repo.join("compact.json")).unwrap()).unwrap();
+    assert_eq!(event["hook_event_name"], "PreCompact");
+    assert_eq!(event["trigger"], "manual");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -249,7 +329,7 @@ async fn a_model_switch_mid_queue_applies_to_the_prompts_after_it() {
     assert_eq!(requests[1].body["model"], "other-model");
     assert!(f.seen.iter().any(|e| matches!(
         e,
-        HostEvent::Notice { notice: light_agent::protocol::Notice::Message { level: NoticeLevel::Info, text } }
+        HostEvent::Notice { notice: light_agent::protocol::Notice::Message { level: NoticeLevel::Info, text }, .. }
             if text.contains("other-model")
     )));
 }
@@ -269,7 +349,7 @@ async fn an_mcp_server_accepted_mid_session_joins_the_next_request() {
     f.until(|e| {
         matches!(
             e,
-            HostEvent::Notice { notice: light_agent::protocol::Notice::Message { text, .. } }
+            HostEvent::Notice { notice: light_agent::protocol::Notice::Message { text, .. }, .. }
                 if text.contains("accepted") && text.contains("proj")
         )
     })
@@ -375,4 +455,166 @@ async fn an_interrupt_stops_a_commands_shell_lines_and_nothing_is_sent() {
     assert_eq!(op.0, "c1");
     assert!(reason.contains("was interrupted"), "{reason}");
     assert!(mock.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ops_answer_in_words_carries_the_ops_id() {
+    let mock = MockModel::start([Reply::openai_text("hi")]).await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "hi");
+    assert_eq!(f.ended("p1").await, StopCause::Done);
+    let answer_to = |id: &'static str| move |e: &HostEvent| matches!(e, HostEvent::Notice { op: Some(op), .. } if op.0 == id);
+    f.submit("mode-1", Op::SetPermissionMode { mode: Mode::Auto });
+    f.submit("diff-1", Op::Diff);
+    f.submit("undo-1", Op::Undo);
+    // Undo and diff answer from their own tasks, in either order.
+    for id in ["mode-1", "diff-1", "undo-1"] {
+        if !f.seen.iter().any(answer_to(id)) {
+            f.until(answer_to(id)).await;
+        }
+    }
+    let Some(HostEvent::Notice { notice, .. }) = f.seen.iter().find(|e| answer_to("mode-1")(e))
+    else {
+        unreachable!()
+    };
+    assert!(
+        format!("{notice:?}").contains("permission mode: auto"),
+        "{notice:?}"
+    );
+}
+
+/// The id of the session the latest [`HostEvent::SessionOpened`] opened.
+fn opened_id(event: &HostEvent) -> Option<String> {
+    match event {
+        HostEvent::SessionOpened { header, .. } => Some(header.id.clone()),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rewound_conversation_stays_rewound_for_the_next_request_and_after_a_resume() {
+    use light_agent::protocol::PromptRow;
+    let mock = MockModel::start([
+        Reply::openai_text("Reply-one"),
+        Reply::openai_text("Reply-two"),
+        Reply::openai_text("Reply-three"),
+        Reply::openai_text("Reply-four"),
+    ])
+    .await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "prompt-one");
+    f.ended("p1").await;
+    f.prompt("p2", "prompt-two");
+    f.ended("p2").await;
+    f.submit("l1", Op::ListPrompts);
+    let listed = f.until(|e| matches!(e, HostEvent::Prompts { .. })).await;
+    let HostEvent::Prompts { op, prompts } = listed else {
+        unreachable!()
+    };
+    assert_eq!(op, OpId::new("l1"));
+    let turns: Vec<(u64, &str)> = prompts
+        .iter()
+        .map(|p: &PromptRow| (p.turn, p.text.as_str()))
+        .collect();
+    assert_eq!(turns, [(2, "prompt-two"), (1, "prompt-one")]);
+
+    f.submit(
+        "r1",
+        Op::Rewind {
+            to_turn: 2,
+            conversation: true,
+            code: false,
+        },
+    );
+    let reopened = f.until(|e| opened_id(e).is_some()).await;
+    let HostEvent::SessionOpened { header, recent } = &reopened else {
+        unreachable!()
+    };
+    let id = header.id.clone();
+    let shown = serde_json::to_string(recent).unwrap();
+    assert!(
+        shown.contains("prompt-one") && !shown.contains("prompt-two"),
+        "{shown}"
+    );
+    let rewound = f.until(|e| matches!(e, HostEvent::Rewound { .. })).await;
+    let HostEvent::Rewound { op, outcome } = rewound else {
+        unreachable!()
+    };
+    assert_eq!(op, OpId::new("r1"));
+    assert_eq!((outcome.turn, outcome.prompt.as_str()), (2, "prompt-two"));
+    assert!(outcome.conversation && !outcome.code);
+
+    let sent = |mock: &MockModel| mock.requests().last().unwrap().body.to_string();
+    f.prompt("p3", "prompt-three");
+    f.ended("p3").await;
+    let body = sent(&mock);
+    assert!(
+        body.contains("Reply-one") && !body.contains("Reply-two"),
+        "{body}"
+    );
+
+    // A fresh agent on the session (a resume) reads the rewound history too.
+    f.submit("n", Op::NewSession);
+    f.until(|e| opened_id(e).is_some_and(|o| o != id)).await;
+    f.submit(
+        "r",
+        Op::Resume {
+            session: id.clone(),
+        },
+    );
+    f.until(|e| opened_id(e).as_deref() == Some(id.as_str()))
+        .await;
+    f.prompt("p4", "prompt-four");
+    f.ended("p4").await;
+    let body = sent(&mock);
+    for kept in ["prompt-one", "Reply-one", "prompt-three", "Reply-three"] {
+        assert!(body.contains(kept), "{kept} missing: {body}");
+    }
+    assert!(
+        !body.contains("prompt-two") && !body.contains("Reply-two"),
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_a_rewind_the_pinned_plan_is_the_one_set_before_it() {
+    let plan = |step: &str| {
+        OpenAiStream::new()
+            .tool_call(
+                "call_plan",
+                "update_plan",
+                &[&json!({"plan": [{"step": step, "status": "in_progress"}]}).to_string()],
+            )
+            .into_reply()
+    };
+    let mock = MockModel::start([
+        plan("first-step"),
+        Reply::openai_text("one"),
+        plan("second-step"),
+        Reply::openai_text("two"),
+    ])
+    .await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "prompt-one");
+    f.ended("p1").await;
+    f.prompt("p2", "prompt-two");
+    f.ended("p2").await;
+    let steps = |e: &HostEvent| match e {
+        HostEvent::Plan { plan } => Some(plan.plan.iter().map(|s| s.step.clone()).collect()),
+        _ => None::<Vec<String>>,
+    };
+    assert_eq!(
+        f.seen.iter().rev().find_map(steps).unwrap(),
+        ["second-step"]
+    );
+    let rewind = Op::Rewind {
+        to_turn: 2,
+        conversation: true,
+        code: false,
+    };
+    f.submit("r1", rewind);
+    f.until(|e| matches!(e, HostEvent::Rewound { .. })).await;
+    let reopened = f.seen.iter().rposition(|e| opened_id(e).is_some()).unwrap();
+    let after: Vec<Vec<String>> = f.seen[reopened..].iter().filter_map(steps).collect();
+    assert_eq!(after.last().unwrap(), &["first-step"], "{after:?}");
 }

@@ -447,6 +447,9 @@ fn slash_commands_become_ops() {
         ),
         ("/mcp accept", Op::DecideProjectMcp { accept: true }),
         ("/mcp decline", Op::DecideProjectMcp { accept: false }),
+        ("/hooks", Op::Hooks),
+        ("/hooks accept", Op::DecideProjectHooks { accept: true }),
+        ("/hooks decline", Op::DecideProjectHooks { accept: false }),
     ];
     for (text, op) in cases {
         type_text(&mut app, text);
@@ -633,6 +636,7 @@ fn a_dropped_partial_answer_never_reaches_scrollback_and_the_retry_streams_afres
     input(
         &mut app,
         HostEvent::Notice {
+            op: None,
             notice: Notice::PartialDropped,
         },
     );

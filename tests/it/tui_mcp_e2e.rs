@@ -40,14 +40,15 @@ fn launcher(path: &Path) {
 }
 
 /// The agent in a new session, in the TUI's own default permission mode.
-fn command(f: &Workspace, url: &str) -> CommandBuilder {
+pub(crate) fn command(f: &Workspace, url: &str) -> CommandBuilder {
     let mut cmd = agent_command(f, Some(url));
     cmd.env_remove("LIGHT_AGENT_PERMISSIONS");
     cmd.arg("--new");
     cmd
 }
 
-fn submit(pty: &Pty, text: &str) {
+/// Types `text` into the composer and sends it.
+pub(crate) fn submit(pty: &Pty, text: &str) {
     pty.type_text(text);
     pty.wait_for_text(text, WAIT);
     pty.press(Key::Enter);

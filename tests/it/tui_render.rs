@@ -216,6 +216,7 @@ fn notices() {
         input(
             app,
             HostEvent::Notice {
+                op: None,
                 notice: Notice::Retrying {
                     attempt: 2,
                     delay: Duration::from_secs(4),
@@ -235,6 +236,7 @@ fn notices() {
         input(
             app,
             HostEvent::Notice {
+                op: None,
                 notice: Notice::Message {
                     level: NoticeLevel::Error,
                     text: "storage failed: disk full".into(),
@@ -244,6 +246,7 @@ fn notices() {
         input(
             app,
             HostEvent::Notice {
+                op: None,
                 notice: Notice::Message {
                     level: NoticeLevel::Info,
                     text: "session 5f3a9c21 · model claude-sonnet\ncwd /repo".into(),
@@ -303,6 +306,7 @@ fn status_line_states() {
                     input(
                         app,
                         HostEvent::Notice {
+                            op: None,
                             notice: Notice::Retrying {
                                 attempt: 3,
                                 delay: Duration::from_secs(8),

@@ -1,11 +1,15 @@
-//! Hooks in Claude Code's format: a command the user configured runs before
-//! a tool call (`PreToolUse`), reads the event as JSON on stdin and may block
-//! the call (exit 2, its stderr the reason the model sees; or a JSON
-//! `{"decision": "block", "reason": …}` /
-//! `{"hookSpecificOutput": {"permissionDecision": "deny"}}` on stdout). Other
-//! exit codes and timeouts are warnings and the call goes on; a hook that
-//! runs past its timeout, or whose turn is interrupted, is killed with its
-//! whole process group.
+//! Hooks in Claude Code's format: commands the user configured (or a
+//! project brought and the user accepted) run on the agent's events —
+//! `SessionStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, `Stop`,
+//! `PreCompact`, `Notification` — with the event as JSON on stdin in Claude
+//! Code's field names. Exit 2 blocks (its stderr the reason), so does JSON
+//! `{"decision": "block", "reason": …}` or
+//! `{"hookSpecificOutput": {"permissionDecision": "deny"}}` on stdout; what
+//! blocking means is the event's (a call not run, a prompt refused, a turn
+//! that goes on). Other exit codes and timeouts are warnings. A hook that
+//! runs past its timeout, whose turn is interrupted or whose run is dropped
+//! is killed with its whole process group. Everything a hook prints is made
+//! printable before it goes anywhere ([`printable`]).
 
 mod run;
 
@@ -18,14 +22,78 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::{INTENT_FIELD, ToolCall};
 use crate::tool::ToolOutput;
 
-pub use run::{HookRun, Verdict, run_hook};
+pub use run::{HookRun, Outcome, Permission, Verdict, printable, run_hook};
+
+/// The events hooks run on (Claude Code's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HookEvent {
+    /// The session's first prompt is about to be sent (`source`:
+    /// `startup`, `resume` or `compact`); stdout joins that request.
+    SessionStart,
+    /// A prompt was submitted (`prompt`); exit 2 refuses it, stdout joins
+    /// its request.
+    UserPromptSubmit,
+    /// Before a tool call; exit 2 blocks it.
+    PreToolUse,
+    /// After a tool call (`tool_response`); a block reason joins its result.
+    PostToolUse,
+    /// The model answered without calls; exit 2 makes the turn go on with
+    /// the reason as the model's next input.
+    Stop,
+    /// Before older steps are summarised (`trigger`: `manual` or `auto`).
+    PreCompact,
+    /// The agent waits for the user (`message`, `notification_type`:
+    /// `permission_prompt` or `elicitation_dialog`).
+    Notification,
+}
+
+impl HookEvent {
+    /// Every event, in the order they are listed.
+    pub const ALL: [HookEvent; 7] = [
+        HookEvent::SessionStart,
+        HookEvent::UserPromptSubmit,
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::Stop,
+        HookEvent::PreCompact,
+        HookEvent::Notification,
+    ];
+
+    /// Claude Code's name of the event.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::Stop => "Stop",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::Notification => "Notification",
+        }
+    }
+
+    /// The event named `name`, if hooks run on it.
+    pub fn from_name(name: &str) -> Option<HookEvent> {
+        HookEvent::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether plain stdout on exit 0 is context for the model (Claude
+    /// Code does so for these two only).
+    fn plain_context(self) -> bool {
+        matches!(self, HookEvent::SessionStart | HookEvent::UserPromptSubmit)
+    }
+}
 
 /// One configured hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hook {
-    /// Which tools it runs for: `*` or empty for all, else names separated
-    /// by `|` (ours, `shell|edit`, or Claude Code's, `Bash|Edit`); a name
-    /// ending in `*` (or `.*`) is a prefix (`mcp__github__*`).
+    /// The event it runs on.
+    pub event: HookEvent,
+    /// What it runs for: `*` or empty for all, else names separated by `|`
+    /// — for the tool events ours (`shell|edit`) or Claude Code's
+    /// (`Bash|Edit`), a name ending in `*` (or `.*`) a prefix
+    /// (`mcp__github__*`); for the others the `source`, `trigger` or
+    /// `notification_type`.
     pub matcher: String,
     /// The command, run with `sh -c` in the working directory.
     pub command: String,
@@ -34,7 +102,7 @@ pub struct Hook {
 }
 
 impl Hook {
-    /// Whether the hook runs for the tool `name`.
+    /// Whether the hook runs for `name` (a tool, a source, a trigger).
     pub fn matches(&self, name: &str) -> bool {
         let matcher = self.matcher.trim();
         if matcher.is_empty() || matcher == "*" || matcher == ".*" {
@@ -67,15 +135,13 @@ fn claude_code_names(name: &str) -> &'static [&'static str] {
 /// The hooks of an agent and the environment they run with.
 #[derive(Debug, Clone, Default)]
 pub struct Hooks {
-    /// `PreToolUse` hooks, in configuration order.
-    pub pre_tool_use: Vec<Hook>,
-    /// `PostToolUse` hooks, in configuration order.
-    pub post_tool_use: Vec<Hook>,
+    /// Every hook, each event's in configuration order.
+    pub hooks: Vec<Hook>,
     /// Their whole environment (the user's without secrets).
     pub env: Vec<(OsString, OsString)>,
 }
 
-/// Where a call's hooks run and what identifies it.
+/// Where hooks run and what identifies the session.
 pub struct CallSite<'a> {
     /// The session's id (empty without a session).
     pub session_id: &'a str,
@@ -83,87 +149,146 @@ pub struct CallSite<'a> {
     pub cwd: &'a Path,
     /// The turn's token: firing it kills running hooks.
     pub cancel: &'a CancellationToken,
+    /// Where a hook's warning (a failure, a timeout, its `systemMessage`)
+    /// is told to the user.
+    pub warn: &'a (dyn Fn(String) + Send + Sync),
+}
+
+/// What the hooks of one event said together.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fired {
+    /// The first block's reason (no later hook ran).
+    pub blocked: Option<String>,
+    /// The context they added for the model, in order.
+    pub context: Vec<String>,
+    /// The last `allow` or `ask` decision.
+    pub permission: Option<Permission>,
+}
+
+impl Fired {
+    /// The context as one text (empty when there is none).
+    pub fn context_text(&self) -> String {
+        self.context.join("\n")
+    }
 }
 
 impl Hooks {
     /// Whether there is nothing to run.
     pub fn is_empty(&self) -> bool {
-        self.pre_tool_use.is_empty() && self.post_tool_use.is_empty()
+        self.hooks.is_empty()
+    }
+
+    /// Whether any hook runs on `event`.
+    pub fn has(&self, event: HookEvent) -> bool {
+        self.hooks.iter().any(|h| h.event == event)
     }
 
     /// Runs the `PreToolUse` hooks matching `call`, in order; the first
-    /// that blocks ends the run and its reason is returned.
-    pub async fn pre_tool_use(&self, call: &ToolCall, site: &CallSite<'_>) -> Option<String> {
-        let event = tool_event("PreToolUse", call, site, None);
-        self.run_matching(&self.pre_tool_use, "PreToolUse", call, &event, site)
+    /// that blocks ends the run.
+    pub async fn pre_tool_use(&self, call: &ToolCall, site: &CallSite<'_>) -> Fired {
+        let fields = tool_fields(call, None);
+        self.fire(HookEvent::PreToolUse, &call.name, fields, site)
             .await
     }
 
     /// Runs the `PostToolUse` hooks matching `call` after it ran with
     /// `output` (`tool_response`: its text and whether it failed); what a
-    /// hook blocks with is returned for the model (the call already ran).
+    /// hook blocks with is for the model (the call already ran).
     pub async fn post_tool_use(
         &self,
         call: &ToolCall,
         output: &ToolOutput,
         site: &CallSite<'_>,
-    ) -> Option<String> {
+    ) -> Fired {
         let response = serde_json::json!({
             "content": output.content,
             "is_error": output.is_error,
         });
-        let event = tool_event("PostToolUse", call, site, Some(response));
-        self.run_matching(&self.post_tool_use, "PostToolUse", call, &event, site)
+        let fields = tool_fields(call, Some(response));
+        self.fire(HookEvent::PostToolUse, &call.name, fields, site)
             .await
     }
 
-    async fn run_matching(
+    /// Runs the hooks of `event` whose matcher takes `subject` (a tool
+    /// name, a source, a trigger, a notification type; `""` for events
+    /// without one), in order, with the session's fields and `fields` (an
+    /// object) on stdin. The first that blocks ends the run; warnings go
+    /// to `site.warn`.
+    pub async fn fire(
         &self,
-        hooks: &[Hook],
-        name: &str,
-        call: &ToolCall,
-        event: &serde_json::Value,
+        event: HookEvent,
+        subject: &str,
+        fields: serde_json::Value,
         site: &CallSite<'_>,
-    ) -> Option<String> {
-        for hook in hooks.iter().filter(|h| h.matches(&call.name)) {
-            let run = run_hook(hook, event, site.cwd, &self.env, site.cancel).await;
-            match run.verdict() {
-                Verdict::Block(reason) => return Some(reason),
+    ) -> Fired {
+        let mut fired = Fired::default();
+        // Collected first: a filter closure held across the awaits below
+        // would keep the future from being `Send` for every lifetime.
+        let matching: Vec<&Hook> = self
+            .hooks
+            .iter()
+            .filter(|h| h.event == event && h.matches(subject))
+            .collect();
+        if matching.is_empty() {
+            return fired;
+        }
+        let mut payload = serde_json::json!({
+            "session_id": site.session_id,
+            "transcript_path": "",
+            "cwd": site.cwd,
+            "hook_event_name": event.name(),
+        });
+        if let (Some(payload), serde_json::Value::Object(fields)) =
+            (payload.as_object_mut(), fields)
+        {
+            payload.extend(fields);
+        }
+        for hook in matching {
+            let run = run_hook(hook, &payload, site.cwd, &self.env, site.cancel).await;
+            let outcome = run.outcome(event.plain_context());
+            fired.context.extend(outcome.context);
+            if let Some(message) = outcome.message {
+                (site.warn)(format!("{} hook: {message}", event.name()));
+            }
+            if outcome.permission.is_some() {
+                fired.permission = outcome.permission;
+            }
+            match outcome.verdict {
+                Verdict::Block(reason) => {
+                    fired.blocked = Some(reason);
+                    break;
+                }
                 Verdict::Warn(warning) => {
-                    tracing::warn!(command = %hook.command, %warning, event = name, "hook");
+                    tracing::warn!(command = %hook.command, %warning, event = event.name(), "hook");
+                    (site.warn)(format!(
+                        "{} hook `{}`: {warning}",
+                        event.name(),
+                        printable(&hook.command)
+                    ));
                 }
                 Verdict::Go => {}
             }
         }
-        None
+        fired
     }
 }
 
-/// A tool event in Claude Code's field names; `tool_input` without
+/// A tool event's own fields in Claude Code's names; `tool_input` without
 /// `_intent`.
-fn tool_event(
-    name: &str,
-    call: &ToolCall,
-    site: &CallSite<'_>,
-    response: Option<serde_json::Value>,
-) -> serde_json::Value {
+fn tool_fields(call: &ToolCall, response: Option<serde_json::Value>) -> serde_json::Value {
     let mut input = call.args.clone();
     if let Some(map) = input.as_object_mut() {
         map.remove(INTENT_FIELD);
     }
-    let mut event = serde_json::json!({
-        "session_id": site.session_id,
-        "transcript_path": "",
-        "cwd": site.cwd,
-        "hook_event_name": name,
+    let mut fields = serde_json::json!({
         "tool_name": call.name,
         "tool_input": input,
         "tool_use_id": call.id,
     });
     if let Some(response) = response {
-        event["tool_response"] = response;
+        fields["tool_response"] = response;
     }
-    event
+    fields
 }
 
 #[cfg(test)]
@@ -172,6 +297,7 @@ mod tests {
 
     fn hook(matcher: &str) -> Hook {
         Hook {
+            event: HookEvent::PreToolUse,
             matcher: matcher.into(),
             command: "true".into(),
             timeout: Duration::from_secs(1),
@@ -187,5 +313,14 @@ mod tests {
         assert!(hook("Edit|Write").matches("apply_patch"));
         assert!(hook("mcp__github__.*").matches("mcp__github__list"));
         assert!(!hook("mcp__github__*").matches("mcp__gitlab__list"));
+        assert!(hook("startup|resume").matches("resume"));
+    }
+
+    #[test]
+    fn every_event_is_named_as_claude_code_names_it() {
+        for event in HookEvent::ALL {
+            assert_eq!(HookEvent::from_name(event.name()), Some(event));
+        }
+        assert_eq!(HookEvent::from_name("SubagentStop"), None);
     }
 }

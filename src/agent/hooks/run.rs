@@ -36,66 +36,160 @@ pub enum HookRun {
     Failed(String),
 }
 
-/// What a run means for the call.
+/// What a run means for the event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// Go on.
     Go,
-    /// Go on, but say this in the log.
+    /// Go on, but tell the user this.
     Warn(String),
-    /// Do not run the call; the reason goes to the model.
+    /// Block what the event is about (a call, a prompt, a stop); the
+    /// reason goes to the model, or to the user for a refused prompt.
     Block(String),
+}
+
+/// A hook's `permissionDecision` other than `deny` (which blocks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permission {
+    /// Run the call without asking, unless a rule or the mode denies it.
+    Allow,
+    /// Ask the user even where the rules would let it run.
+    Ask,
+}
+
+/// Everything one run says: its verdict, the context it adds for the
+/// model, and its permission decision. Every text in it is printable
+/// (control characters made visible, [`printable`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Go on, warn or block.
+    pub verdict: Verdict,
+    /// Text for the model: `additionalContext`, or (where Claude Code
+    /// does so) plain stdout on exit 0.
+    pub context: Option<String>,
+    /// A `permissionDecision` of `allow` or `ask`.
+    pub permission: Option<Permission>,
+    /// A `systemMessage`: shown to the user, never to the model.
+    pub message: Option<String>,
 }
 
 impl HookRun {
     /// Exit 2 blocks with stderr; exit 0 goes on unless stdout is JSON
     /// saying `"decision": "block"` or `"permissionDecision": "deny"`; any
-    /// other end is a warning.
-    pub fn verdict(&self) -> Verdict {
+    /// other end is a warning. `plain_context`: whether stdout that is not
+    /// JSON is context for the model (`UserPromptSubmit`, `SessionStart`).
+    pub fn outcome(&self, plain_context: bool) -> Outcome {
+        let mut outcome = Outcome {
+            verdict: Verdict::Go,
+            context: None,
+            permission: None,
+            message: None,
+        };
         match self {
             HookRun::Exited {
                 code: Some(2),
                 stderr,
                 ..
-            } => Verdict::Block(match stderr.trim() {
-                "" => "blocked by a hook (exit 2, no message)".to_string(),
-                text => text.to_string(),
-            }),
+            } => {
+                outcome.verdict = Verdict::Block(match stderr.trim() {
+                    "" => "blocked by a hook (exit 2, no message)".to_string(),
+                    text => printable(text),
+                });
+            }
             HookRun::Exited {
                 code: Some(0),
                 stdout,
                 ..
-            } => json_decision(stdout).unwrap_or(Verdict::Go),
-            HookRun::Exited { code, stderr, .. } => Verdict::Warn(format!(
-                "exit {}: {}",
-                code.map_or("by signal".to_string(), |c| c.to_string()),
-                stderr.trim()
-            )),
-            HookRun::TimedOut => Verdict::Warn("timed out; killed".into()),
-            HookRun::Interrupted => Verdict::Warn("interrupted; killed".into()),
-            HookRun::Failed(why) => Verdict::Warn(format!("could not start: {why}")),
+            } => match serde_json::from_str::<serde_json::Value>(stdout.trim()) {
+                Ok(value) if value.is_object() => json_outcome(&value, &mut outcome),
+                _ if plain_context && !stdout.trim().is_empty() => {
+                    outcome.context = Some(printable(stdout.trim()));
+                }
+                _ => {}
+            },
+            HookRun::Exited { code, stderr, .. } => {
+                outcome.verdict = Verdict::Warn(format!(
+                    "exit {}: {}",
+                    code.map_or("by signal".to_string(), |c| c.to_string()),
+                    printable(stderr.trim())
+                ));
+            }
+            HookRun::TimedOut => outcome.verdict = Verdict::Warn("timed out; killed".into()),
+            HookRun::Interrupted => outcome.verdict = Verdict::Warn("interrupted; killed".into()),
+            HookRun::Failed(why) => {
+                outcome.verdict = Verdict::Warn(format!("could not start: {}", printable(why)));
+            }
+        }
+        outcome
+    }
+}
+
+/// Claude Code's JSON output: `decision: block` with `reason`,
+/// `hookSpecificOutput` with `permissionDecision` (and its reason) and
+/// `additionalContext`, and `systemMessage`.
+fn json_outcome(value: &serde_json::Value, outcome: &mut Outcome) {
+    let text = |v: &serde_json::Value| v.as_str().map(printable);
+    let specific = &value["hookSpecificOutput"];
+    outcome.context = text(&specific["additionalContext"]).filter(|c| !c.trim().is_empty());
+    outcome.message = text(&value["systemMessage"]).filter(|m| !m.trim().is_empty());
+    if value["decision"] == "block" {
+        let reason = text(&value["reason"]).unwrap_or_else(|| "blocked by a hook".into());
+        outcome.verdict = Verdict::Block(reason);
+        return;
+    }
+    match specific["permissionDecision"].as_str() {
+        Some("deny") => {
+            let reason = text(&specific["permissionDecisionReason"])
+                .unwrap_or_else(|| "denied by a hook".into());
+            outcome.verdict = Verdict::Block(reason);
+        }
+        Some("allow") => outcome.permission = Some(Permission::Allow),
+        Some("ask") => outcome.permission = Some(Permission::Ask),
+        _ => {}
+    }
+}
+
+/// `text` with every control character but newline and tab made visible
+/// (`ESC` as `^[`, C1 as `<U+009B>`): what a hook prints reaches the
+/// model, the log and the screen, never a terminal raw.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if (c as u32) < 0x20 => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            '\u{7f}' => out.push_str("^?"),
+            c if c.is_control() => out.push_str(&format!("<U+{:04X}>", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The hook's process group, killed when this is dropped: whatever it left
+/// running (`cmd &`) ends with it, and so does a hook whose run is dropped
+/// (the turn was interrupted, the approval it announced was answered).
+struct Group(Option<Pid>);
+
+impl Group {
+    fn kill(&self) {
+        if let Some(pgid) = self.0 {
+            let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
         }
     }
 }
 
-/// A block decision in a hook's JSON stdout, Claude Code's two forms.
-fn json_decision(stdout: &str) -> Option<Verdict> {
-    let value: serde_json::Value = serde_json::from_str(stdout.trim()).ok()?;
-    let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
-    if value["decision"] == "block" {
-        let reason = text(&value["reason"]).unwrap_or_else(|| "blocked by a hook".into());
-        return Some(Verdict::Block(reason));
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
     }
-    let specific = &value["hookSpecificOutput"];
-    if specific["permissionDecision"] == "deny" {
-        let reason = text(&specific["permissionDecisionReason"])
-            .unwrap_or_else(|| "denied by a hook".into());
-        return Some(Verdict::Block(reason));
-    }
-    None
 }
 
-/// Runs `hook` with `event` on stdin in `cwd` with exactly `env`.
+/// Runs `hook` with `event` on stdin in `cwd` with exactly `env` plus
+/// `CLAUDE_PROJECT_DIR` (the working directory, as Claude Code sets it).
 pub async fn run_hook(
     hook: &Hook,
     event: &serde_json::Value,
@@ -110,6 +204,8 @@ pub async fn run_hook(
         .current_dir(cwd)
         .env_clear()
         .envs(env.iter().map(|(n, v)| (n, v)))
+        // Claude Code's hooks find their scripts through it.
+        .env("CLAUDE_PROJECT_DIR", cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -119,16 +215,10 @@ pub async fn run_hook(
         Ok(child) => child,
         Err(e) => return HookRun::Failed(e.to_string()),
     };
-    let group = child.id().and_then(|id| Pid::from_raw(id as i32));
-    let kill_group = || {
-        if let Some(pgid) = group {
-            let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
-        }
-    };
+    let group = Group(child.id().and_then(|id| Pid::from_raw(id as i32)));
     let (Some(mut stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        kill_group();
         return HookRun::Failed("the hook's pipes were not set up".into());
     };
     let input = event.to_string();
@@ -145,13 +235,13 @@ pub async fn run_hook(
         ended = work => Some(ended),
         () = tokio::time::sleep(hook.timeout) => None,
         () = cancel.cancelled() => {
-            kill_group();
+            group.kill();
             let _ = child.wait().await;
             return HookRun::Interrupted;
         }
     };
     // Whatever it left running in its group (`cmd &`) ends with it.
-    kill_group();
+    group.kill();
     match ended {
         None => {
             let _ = child.wait().await;
@@ -197,41 +287,69 @@ mod tests {
         }
     }
 
+    fn verdict(run: HookRun) -> Verdict {
+        run.outcome(false).verdict
+    }
+
     #[test]
     fn exit_codes_and_json_decisions_give_the_verdict() {
         assert_eq!(
-            exited(2, "", " no force pushes\n").verdict(),
+            verdict(exited(2, "", " no force pushes\n")),
             Verdict::Block("no force pushes".into())
         );
-        assert_eq!(exited(0, "fine", "").verdict(), Verdict::Go);
+        assert_eq!(verdict(exited(0, "fine", "")), Verdict::Go);
         assert_eq!(
-            exited(0, r#"{"decision": "block", "reason": "tests first"}"#, "").verdict(),
+            verdict(exited(
+                0,
+                r#"{"decision": "block", "reason": "tests first"}"#,
+                ""
+            )),
             Verdict::Block("tests first".into())
         );
         assert_eq!(
-            exited(
+            verdict(exited(
                 0,
                 r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "not here"}}"#,
                 ""
-            )
-            .verdict(),
+            )),
             Verdict::Block("not here".into())
         );
-        assert_eq!(
-            exited(
-                0,
-                r#"{"hookSpecificOutput": {"permissionDecision": "allow"}}"#,
-                ""
-            )
-            .verdict(),
-            Verdict::Go
+        let allow = exited(
+            0,
+            r#"{"hookSpecificOutput": {"permissionDecision": "allow", "additionalContext": "it is fine"}}"#,
+            "",
+        )
+        .outcome(false);
+        assert_eq!(allow.verdict, Verdict::Go);
+        assert_eq!(allow.permission, Some(Permission::Allow));
+        assert_eq!(allow.context.as_deref(), Some("it is fine"));
+        let told = exited(0, r#"{"systemMessage": "formatted 3 files"}"#, "").outcome(false);
+        assert_eq!(told.message.as_deref(), Some("formatted 3 files"));
+        let ask = exited(
+            0,
+            r#"{"hookSpecificOutput": {"permissionDecision": "ask"}}"#,
+            "",
         );
-        assert!(matches!(exited(1, "", "oops").verdict(), Verdict::Warn(w) if w.contains("oops")));
-        assert!(matches!(HookRun::TimedOut.verdict(), Verdict::Warn(_)));
+        assert_eq!(ask.outcome(false).permission, Some(Permission::Ask));
+        assert!(matches!(verdict(exited(1, "", "oops")), Verdict::Warn(w) if w.contains("oops")));
+        assert!(matches!(verdict(HookRun::TimedOut), Verdict::Warn(_)));
+    }
+
+    #[test]
+    fn plain_stdout_is_context_only_where_asked_and_never_raw() {
+        let run = exited(0, "branch main\x1b]0;owned\x07\n", "");
+        assert_eq!(run.outcome(false).context, None);
+        assert_eq!(
+            run.outcome(true).context.as_deref(),
+            Some("branch main^[]0;owned^G")
+        );
+        let warn = verdict(exited(1, "", "\x1b[2Jbad\u{9b}31m"));
+        assert_eq!(warn, Verdict::Warn("exit 1: ^[[2Jbad<U+009B>31m".into()));
     }
 
     fn hook(command: &str, timeout: Duration) -> Hook {
         Hook {
+            event: super::super::HookEvent::PreToolUse,
             matcher: "*".into(),
             command: command.into(),
             timeout,

@@ -28,3 +28,25 @@ pub async fn until(what: &str, mut condition: impl FnMut() -> bool) {
     })
     .await;
 }
+
+/// Waits until `file` holds a whole line (the pid a started process wrote)
+/// and returns it trimmed.
+pub async fn pid_in(file: &std::path::Path) -> String {
+    until(&format!("{} to hold a pid", file.display()), || {
+        std::fs::read_to_string(file).is_ok_and(|pid| pid.ends_with('\n'))
+    })
+    .await;
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// Waits until process `pid` is gone or a zombie (killed, not yet reaped).
+pub async fn process_gone(pid: &str) {
+    until(&format!("process {pid} to be gone"), || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.contains(") Z "))
+    })
+    .await;
+}
