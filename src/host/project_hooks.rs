@@ -14,7 +14,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::config::HookSetting;
 use crate::config::project_hooks::{ProjectHookFile, parse_claude_settings, parse_hooks_toml};
-use crate::session::{ProjectChoice, SessionManager};
+use crate::session::{Decision, ProjectChoice, SessionManager};
 use crate::tool::fs::{OpenedDir, RelPath, Root};
 
 /// Claude Code's project settings, whose `hooks` block is read.
@@ -183,12 +183,10 @@ pub async fn standing(manager: &SessionManager, cwd: &Path) -> Standing {
         Ok(Some(hooks)) => hooks,
         Err(why) => return Standing::Unusable(why),
     };
-    match manager.project_choice(cwd, SUBJECT).await {
-        Ok(Some(choice)) if choice.digest == hooks.digest && choice.accepted => {
-            Standing::Accepted(hooks)
-        }
-        Ok(Some(choice)) if choice.digest == hooks.digest => Standing::Declined(hooks),
-        Ok(_) => Standing::Undecided(hooks),
+    match manager.decision(cwd, SUBJECT, &hooks.digest).await {
+        Ok(Decision::Accepted) => Standing::Accepted(hooks),
+        Ok(Decision::Declined) => Standing::Declined(hooks),
+        Ok(Decision::Undecided) => Standing::Undecided(hooks),
         Err(e) => Standing::Unusable(format!(
             "what was decided about this project's hooks cannot be read: {e}"
         )),

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::mcp::McpServerConfig;
 use crate::mcp::project::{self, PROJECT_FILE, ProjectServers};
-use crate::session::{ProjectChoice, SessionManager};
+use crate::session::{Decision, ProjectChoice, SessionManager};
 
 /// Where a directory's `.mcp.json` stands.
 #[derive(Debug)]
@@ -31,12 +31,10 @@ pub async fn standing(manager: &SessionManager, cwd: &Path) -> Standing {
         Ok(Some(servers)) => servers,
         Err(why) => return Standing::Unusable(why),
     };
-    match manager.project_choice(cwd, PROJECT_FILE).await {
-        Ok(Some(choice)) if choice.digest == servers.digest && choice.accepted => {
-            Standing::Accepted(servers)
-        }
-        Ok(Some(choice)) if choice.digest == servers.digest => Standing::Declined,
-        Ok(_) => Standing::Undecided(servers),
+    match manager.decision(cwd, PROJECT_FILE, &servers.digest).await {
+        Ok(Decision::Accepted) => Standing::Accepted(servers),
+        Ok(Decision::Declined) => Standing::Declined,
+        Ok(Decision::Undecided) => Standing::Undecided(servers),
         Err(e) => Standing::Unusable(format!(
             "what was decided about {PROJECT_FILE} cannot be read: {e}"
         )),

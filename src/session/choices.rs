@@ -9,6 +9,17 @@ use super::store::{Store, to_sql_int};
 use super::{SessionError, SessionManager};
 use crate::protocol::now_millis;
 
+/// What was decided about one content of a project's subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// The user accepted this content.
+    Accepted,
+    /// It was offered in this content and not accepted.
+    Declined,
+    /// Nothing was decided about this content (perhaps about another).
+    Undecided,
+}
+
 /// A decision about one subject of one project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectChoice {
@@ -72,6 +83,22 @@ impl SessionManager {
         self.store()
             .call(move |store| store.project_choice(&project, &subject))
             .await
+    }
+
+    /// What was decided about `subject` of the project in `project` in the
+    /// content whose digest is `digest`: a choice about another content
+    /// counts for nothing.
+    pub async fn decision(
+        &self,
+        project: &Path,
+        subject: &str,
+        digest: &str,
+    ) -> Result<Decision, SessionError> {
+        Ok(match self.project_choice(project, subject).await? {
+            Some(choice) if choice.digest == digest && choice.accepted => Decision::Accepted,
+            Some(choice) if choice.digest == digest => Decision::Declined,
+            _ => Decision::Undecided,
+        })
     }
 
     /// Remembers `choice` about `subject` of the project in `project`,

@@ -56,7 +56,7 @@ use std::path::{Path, PathBuf};
 use crate::protocol::{AgentEvent, Meta};
 
 pub use agent_session::AgentSession;
-pub use choices::ProjectChoice;
+pub use choices::{Decision, ProjectChoice};
 pub use error::SessionError;
 pub use images::StoredImage;
 pub use journal::{JournalEntry, NewJournalEntry};

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::discover::Listing;
-use crate::session::{ProjectChoice, SessionManager};
+use crate::session::{Decision, ProjectChoice, SessionManager};
 
 /// The subject of the choice in `project_choices`.
 pub const SUBJECT: &str = "commands";
@@ -28,10 +28,10 @@ pub async fn trust(manager: &SessionManager, cwd: &Path, listing: &Listing) -> T
     let Some(digest) = listing.shell_digest() else {
         return Trust::Nothing;
     };
-    match manager.project_choice(cwd, SUBJECT).await {
-        Ok(Some(choice)) if choice.digest == digest && choice.accepted => Trust::Accepted,
-        Ok(Some(choice)) if choice.digest == digest => Trust::Declined,
-        Ok(_) => Trust::Undecided,
+    match manager.decision(cwd, SUBJECT, &digest).await {
+        Ok(Decision::Accepted) => Trust::Accepted,
+        Ok(Decision::Declined) => Trust::Declined,
+        Ok(Decision::Undecided) => Trust::Undecided,
         Err(e) => {
             tracing::warn!("reading the choice about the project's commands: {e}");
             Trust::Undecided
