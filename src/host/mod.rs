@@ -32,6 +32,7 @@ pub mod project_mcp;
 mod project_mcp_ops;
 mod reports;
 mod sessions;
+mod subagents;
 mod user_shell;
 pub mod web;
 mod workspace;

@@ -35,6 +35,7 @@
 mod actor;
 mod agent_session;
 mod calls;
+mod children;
 mod choices;
 mod error;
 mod id;
@@ -51,6 +52,7 @@ use std::path::{Path, PathBuf};
 use crate::protocol::{AgentEvent, Meta};
 
 pub use agent_session::AgentSession;
+pub use children::ChildLink;
 pub use choices::ProjectChoice;
 pub use error::SessionError;
 pub use images::StoredImage;

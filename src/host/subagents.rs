@@ -1,0 +1,176 @@
+//! The `task` tool on a host's agent (`[agents] enabled`): children made
+//! like the parent — same directory, sandbox (the session's `Shell`),
+//! approver and deny list — each on its own session linked to the call.
+//!
+//! Agent definitions come from the config dir's `agents/*.md`. A project's
+//! `.agents/agents/` and `.claude/agents/` are not read yet: they change
+//! what the agent does, so they will be offered once per content like
+//! `.mcp.json` before any is used.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::build::{self, Gate};
+use crate::agent::Agent;
+use crate::agent::task::{AgentDefinition, Child, ChildFactory, ChildRequest, TaskTool};
+use crate::ai::Adaptor;
+use crate::config::{Paths, Settings};
+use crate::session::{AgentSession, SessionManager};
+use crate::tool::builtin::shell::Shell;
+use crate::tool::fs::{RelPath, Root};
+
+/// Most bytes of one definition file read.
+const DEFINITION_CAP: usize = 64 * 1024;
+
+/// What children are made of: the parent's settings, model, session and
+/// command runner as they were when the parent agent was made.
+pub(super) struct Parts {
+    pub(super) cwd: PathBuf,
+    pub(super) paths: Paths,
+    pub(super) settings: Settings,
+    pub(super) adaptor: Arc<dyn Adaptor>,
+    pub(super) manager: SessionManager,
+    pub(super) parent: AgentSession,
+    pub(super) shell: Option<Shell>,
+    pub(super) gate: Gate,
+}
+
+/// Registers `task` on `agent` when `[agents] enabled`; returns warnings
+/// about definition files skipped.
+pub(super) fn register(agent: &Agent, parts: Parts) -> Vec<String> {
+    if !parts.settings.agents.enabled {
+        return Vec::new();
+    }
+    let (definitions, warnings) = user_definitions(&parts.paths.config_dir.join("agents"));
+    let max_parallel = parts.settings.agents.max_parallel;
+    let tool = TaskTool::new(
+        Arc::new(HostChildren(Arc::new(parts))),
+        definitions,
+        max_parallel,
+        agent.notice_sink(),
+    );
+    let mut warnings = warnings;
+    if let Err(e) = agent.tool().register(tool) {
+        warnings.push(format!("the task tool could not be registered: {e}"));
+    }
+    warnings
+}
+
+/// The definitions in `dir` (`*.md`, sorted by file name; the first of a
+/// name wins), and why others were skipped.
+fn user_definitions(dir: &Path) -> (Vec<AgentDefinition>, Vec<String>) {
+    let (mut definitions, mut warnings) = (Vec::<AgentDefinition>::new(), Vec::new());
+    let Ok(root) = Root::open(dir) else {
+        return (definitions, warnings);
+    };
+    let Ok(opened) = root.open_dir(&RelPath::root()) else {
+        return (definitions, warnings);
+    };
+    let Ok(mut entries) = opened.entries() else {
+        return (definitions, warnings);
+    };
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    for entry in entries {
+        if Path::new(&entry.name).extension() != Some(OsStr::new("md")) {
+            continue;
+        }
+        let shown = dir.join(&entry.name);
+        let text = match opened.open_file(&entry.name) {
+            Ok(Some(mut file)) => match file.read_prefix(DEFINITION_CAP) {
+                Ok((bytes, _)) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(e) => {
+                    warnings.push(format!("skipped agent {}: {e}", shown.display()));
+                    continue;
+                }
+            },
+            Ok(None) => continue,
+            Err(e) => {
+                warnings.push(format!("skipped agent {}: {e}", shown.display()));
+                continue;
+            }
+        };
+        match AgentDefinition::parse(&text) {
+            Ok(d) if !definitions.iter().any(|known| known.name == d.name) => definitions.push(d),
+            Ok(_) => {}
+            Err(why) => warnings.push(format!("skipped agent {}: {why}", shown.display())),
+        }
+    }
+    (definitions, warnings)
+}
+
+/// The host's [`ChildFactory`].
+struct HostChildren(Arc<Parts>);
+
+impl ChildFactory for HostChildren {
+    fn spawn(&self, request: ChildRequest) -> BoxFuture<'static, Result<Child, String>> {
+        let parts = self.0.clone();
+        Box::pin(async move { child(&parts, request).await })
+    }
+}
+
+async fn child(parts: &Parts, request: ChildRequest) -> Result<Child, String> {
+    let definition = &request.definition;
+    let session = parts
+        .manager
+        .create_child(
+            &parts.cwd,
+            parts.parent.id(),
+            &request.call_id,
+            &definition.name,
+            build::truncate(&request.title, 60),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    let mode = request.permits.mode();
+    let mut settings = parts.settings.clone();
+    settings.permissions.mode = Some(mode);
+    let adaptor = match &definition.model {
+        Some(model) => {
+            settings.model = model.clone();
+            build::adaptor(&settings).map_err(|e| e.to_string())?
+        }
+        None => parts.adaptor.clone(),
+    };
+    let (mut context, _) = build::context_config(&parts.cwd, &parts.paths, &settings);
+    if !definition.prompt.is_empty() {
+        let instructions = context.project_instructions.take().unwrap_or_default();
+        context.project_instructions = Some(format!(
+            "{instructions}\n\n# Your role: {}\n\n{}",
+            definition.name, definition.prompt
+        ));
+    }
+    let gate = Gate {
+        default_mode: mode,
+        asker: None,
+        ..parts.gate.clone()
+    };
+    let agent = build::agent_with_context(
+        &parts.cwd,
+        &parts.paths,
+        &settings,
+        adaptor,
+        Some(session.clone()),
+        &gate,
+        context,
+    )
+    .map_err(|e| e.to_string())?;
+    // The parent's permits, narrowed: its rules, approver, deny list and
+    // what the user allowed for the session.
+    agent.set_permits(request.permits);
+    if let Some(shell) = &parts.shell {
+        build::register_shell(&agent, shell).map_err(|e| e.to_string())?;
+        agent.set_hooks(super::hooks::hooks(&settings, shell));
+    }
+    for name in agent.tool().names() {
+        if !definition.offers(&name) {
+            agent.tool().remove(&name);
+        }
+    }
+    Ok(Child {
+        agent,
+        session_id: session.id().to_owned(),
+    })
+}
