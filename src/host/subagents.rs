@@ -18,6 +18,8 @@ use crate::agent::Agent;
 use crate::agent::task::{AgentDefinition, Child, ChildFactory, ChildRequest, TaskTool};
 use crate::ai::Adaptor;
 use crate::config::{Paths, Settings};
+use crate::permission::Approver;
+use crate::protocol::{ApprovalDecision, ApprovalRequest};
 use crate::session::{AgentSession, SessionManager};
 use crate::tool::builtin::shell::Shell;
 use crate::tool::fs::{RelPath, Root};
@@ -101,6 +103,20 @@ fn user_definitions(dir: &Path) -> (Vec<AgentDefinition>, Vec<String>) {
     (definitions, warnings)
 }
 
+/// The parent's approver, with the child named at the start of each
+/// request's title so front ends show whose call it is.
+struct ChildApprover {
+    inner: Arc<dyn Approver>,
+    tag: String,
+}
+
+impl Approver for ChildApprover {
+    fn approve(&self, mut request: ApprovalRequest) -> BoxFuture<'static, ApprovalDecision> {
+        request.title.insert_str(0, &self.tag);
+        self.inner.approve(request)
+    }
+}
+
 /// The host's [`ChildFactory`].
 struct HostChildren(Arc<Parts>);
 
@@ -157,9 +173,15 @@ async fn child(parts: &Parts, request: ChildRequest) -> Result<Child, String> {
         context,
     )
     .map_err(|e| e.to_string())?;
-    // The parent's permits, narrowed: its rules, approver, deny list and
-    // what the user allowed for the session.
-    agent.set_permits(request.permits);
+    // The parent's permits, narrowed: its rules, deny list and what the
+    // user allowed for the session; its approver, naming the child.
+    let approver = parts.gate.approver.clone().map(|inner| {
+        Arc::new(ChildApprover {
+            inner,
+            tag: format!("[{} · {}] ", definition.name, request.call_id),
+        }) as Arc<dyn Approver>
+    });
+    agent.set_permits(request.permits.with_approver(approver));
     if let Some(shell) = &parts.shell {
         build::register_shell(&agent, shell).map_err(|e| e.to_string())?;
         agent.set_hooks(super::hooks::hooks(&settings, shell));

@@ -121,6 +121,20 @@ impl Permits {
         }
     }
 
+    /// The same permits asking `approver` instead (a subagent's, which
+    /// names the child in each request it passes on).
+    pub fn with_approver(&self, approver: Option<Arc<dyn Approver>>) -> Permits {
+        Permits {
+            inner: Arc::new(Inner {
+                policy: self.inner.policy.clone(),
+                approver,
+                session_tools: Mutex::new(self.session_tools_guard().clone()),
+                session_commands: Mutex::new(self.session_commands_guard().clone()),
+                read_denied: self.inner.read_denied.clone(),
+            }),
+        }
+    }
+
     /// Tools the user allowed for the rest of this session, sorted.
     pub fn session_tools(&self) -> Vec<String> {
         self.session_tools_guard().iter().cloned().collect()

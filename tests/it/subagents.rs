@@ -20,7 +20,7 @@ use light_agent::config::{self, Env, Flags, Paths, Resolution};
 use light_agent::host::{FreshHint, Host, HostConfig, McpWait, SessionChoice};
 use light_agent::permission::Mode;
 use light_agent::protocol::{
-    AgentEvent, HostEvent, JobUpdate, Notice, Op, OpId, StopCause, Submission,
+    AgentEvent, ApprovalDecision, HostEvent, JobUpdate, Notice, Op, OpId, StopCause, Submission,
 };
 use light_agent::session::SessionManager;
 use serde_json::{Value, json};
@@ -43,6 +43,11 @@ struct Fixture {
 /// A host in `mode` on a fresh directory with `[agents] enabled` and the
 /// agent files `agents` (name, text) in the config dir.
 async fn start(url: &str, mode: Mode, agents: &[(&str, &str)]) -> Fixture {
+    start_with(url, mode, agents, false).await
+}
+
+/// [`start`] with a front end that answers approvals (`approvals`).
+async fn start_with(url: &str, mode: Mode, agents: &[(&str, &str)], approvals: bool) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let repo = dir.path().join("repo");
@@ -77,7 +82,7 @@ async fn start(url: &str, mode: Mode, agents: &[(&str, &str)]) -> Fixture {
         offer_project_files: false,
         env: std::env::vars_os().collect(),
         default_mode: mode,
-        approvals: false,
+        approvals,
         fresh_hint: FreshHint::Tui,
         mcp_wait: McpWait::Grace,
         title: None,
@@ -447,6 +452,54 @@ async fn an_allowed_child_writes_and_the_parent_hears_which_files_changed() {
     let text = parent.body["messages"].to_string();
     assert!(text.contains("writer (auto)"), "{text}");
     assert!(text.contains("[files changed]: x.txt"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_childs_write_is_asked_through_the_parents_approver_naming_the_child() {
+    let writer = "---\nname: writer\ndescription: writes files\npermissions: ask\n---\n";
+    let mock = MockModel::start([]).await;
+    child_writes(&mock, Some("writer"));
+    let mut f = start_with(
+        &mock.openai_base_url(),
+        Mode::Ask,
+        &[("writer", writer)],
+        true,
+    )
+    .await;
+    f.prompt("p1", "write through a child");
+    let (id, request) = ends("the child's approval request", async {
+        loop {
+            let event = f.events.recv().await.expect("the host stopped");
+            f.seen.push(event.clone());
+            if let HostEvent::ApprovalRequested { id, request } = event {
+                return (id, request);
+            }
+        }
+    })
+    .await;
+    assert_eq!(request.tool, "write");
+    assert!(
+        request.title.starts_with("[writer · call_w] "),
+        "{}",
+        request.title
+    );
+    assert!(!f.repo.join("x.txt").exists(), "written before the answer");
+    f.host.submit(Submission::new(
+        &id.0,
+        Op::Approval {
+            decision: ApprovalDecision::Approve,
+        },
+    ));
+    assert_eq!(f.ended("p1").await, StopCause::Done);
+    assert_eq!(
+        std::fs::read_to_string(f.repo.join("x.txt")).unwrap(),
+        "hi\n"
+    );
+    assert!(
+        last_parent(&mock).body["messages"]
+            .to_string()
+            .contains("writer (ask)")
+    );
 }
 
 fn process_gone(pid: &str) -> bool {
