@@ -229,3 +229,75 @@ async fn run(
         Err(e) => ToolOutput::error(format!("{head}\n[stopped]: {e}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::sync::watch;
+    use tokio_util::sync::CancellationToken;
+
+    /// Counts the children being made at once; each waits for the gate,
+    /// then fails.
+    struct Counting {
+        active: Arc<AtomicUsize>,
+        most: Arc<AtomicUsize>,
+        gate: watch::Receiver<bool>,
+    }
+
+    impl ChildFactory for Counting {
+        fn spawn(&self, _: ChildRequest) -> BoxFuture<'static, Result<Child, String>> {
+            let now = self.active.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(now, Ordering::SeqCst);
+            let (active, mut gate) = (self.active.clone(), self.gate.clone());
+            Box::pin(async move {
+                let _ = gate.wait_for(|open| *open).await;
+                active.fetch_sub(1, Ordering::SeqCst);
+                Err("made by the test".into())
+            })
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn no_more_children_than_max_parallel_are_made_at_once() {
+        let (open, gate) = watch::channel(false);
+        let (active, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let factory = Counting {
+            active: active.clone(),
+            most: most.clone(),
+            gate,
+        };
+        let tool = Arc::new(TaskTool::new(
+            Arc::new(factory),
+            Vec::new(),
+            2,
+            Arc::new(|_| {}),
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let calls = (0..3).map(|i| {
+            let tool = tool.clone();
+            let mut ctx = ToolContext::new(dir.path(), CancellationToken::new()).unwrap();
+            ctx.call_id = format!("call_{i}");
+            let args = TaskArgs {
+                description: "d".into(),
+                prompt: "p".into(),
+                agent: None,
+            };
+            async move { tool.execute(args, ctx).await }
+        });
+        let all = tokio::spawn(futures::future::join_all(calls));
+        while active.load(Ordering::SeqCst) < 2 {
+            tokio::task::yield_now().await;
+        }
+        open.send_replace(true);
+        let outputs = all.await.unwrap();
+        assert_eq!(outputs.len(), 3);
+        assert!(
+            outputs
+                .iter()
+                .all(|o| o.is_error && o.content.contains("made by the test"))
+        );
+        assert_eq!(most.load(Ordering::SeqCst), 2);
+    }
+}
