@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::exec_permissions::tool_names;
 use light_agent::config::{self, Env, Flags, Paths, Resolution};
 use light_agent::host::{FreshHint, Host, HostConfig, McpWait, SessionChoice};
 use light_agent::permission::Mode;
@@ -153,18 +154,6 @@ impl Fixture {
         assert_eq!(sessions.len(), 1, "children are not listed: {sessions:?}");
         sessions[0].id.clone()
     }
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn is_parent(request: &RecordedRequest) -> bool {
@@ -385,35 +374,43 @@ fn refused_write(mock: &MockModel) -> String {
     result
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_read_only_child_cannot_write_even_when_the_parent_may() {
+/// A `writer` agent file allowed `permissions`.
+fn writer(permissions: &str) -> String {
+    format!(
+        "---\nname: writer\ndescription: writes files\npermissions: {permissions}\n---\nYou write.\n"
+    )
+}
+
+/// A parent in `mode` whose child (`agent`, defined by `file`) tries to
+/// write `x.txt`; the turn ends done. Returns the mock, the fixture and
+/// the task's result as the parent's next request carries it.
+async fn write_through_a_child(
+    mode: Mode,
+    agent: Option<&'static str>,
+    file: &str,
+) -> (MockModel, Fixture, String) {
     let mock = MockModel::start([]).await;
-    child_writes(&mock, None);
-    let mut f = start(&mock.openai_base_url(), Mode::Full, &[]).await;
+    child_writes(&mock, agent);
+    let mut f = start(&mock.openai_base_url(), mode, &[("writer", file)]).await;
     f.prompt("p1", "write through a child");
     assert_eq!(f.ended("p1").await, StopCause::Done);
+    let parent = last_parent(&mock).body["messages"].to_string();
+    (mock, f, parent)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_only_child_cannot_write_even_when_the_parent_may() {
+    let (mock, f, parent) = write_through_a_child(Mode::Full, None, &writer("full")).await;
     refused_write(&mock);
     assert!(!f.repo.join("x.txt").exists(), "the read-only child wrote");
-    let parent = last_parent(&mock);
-    let text = parent.body["messages"].to_string();
-    assert!(text.contains("general (read-only)"), "{text}");
-    assert!(text.contains("[files changed]: none"), "{text}");
+    assert!(parent.contains("general (read-only)"), "{parent}");
+    assert!(parent.contains("[files changed]: none"), "{parent}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_asking_for_more_than_the_parent_has_gets_the_parents_mode() {
-    let writer =
-        "---\nname: writer\ndescription: writes files\npermissions: full\n---\nYou write.\n";
-    let mock = MockModel::start([]).await;
-    child_writes(&mock, Some("writer"));
-    let mut f = start(
-        &mock.openai_base_url(),
-        Mode::ReadOnly,
-        &[("writer", writer)],
-    )
-    .await;
-    f.prompt("p1", "write through a child");
-    assert_eq!(f.ended("p1").await, StopCause::Done);
+    let (mock, f, parent) =
+        write_through_a_child(Mode::ReadOnly, Some("writer"), &writer("full")).await;
     refused_write(&mock);
     assert!(
         !f.repo.join("x.txt").exists(),
@@ -421,48 +418,30 @@ async fn an_agent_asking_for_more_than_the_parent_has_gets_the_parents_mode() {
     );
     // The definition's body is in the child's system prompt.
     let child = &child_requests(&mock)[0];
-    assert!(
-        child.body["messages"][0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("You write.")
-    );
-    let parent = last_parent(&mock);
-    assert!(
-        parent.body["messages"]
-            .to_string()
-            .contains("writer (read-only)")
-    );
+    let system = child.body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("You write."), "{system}");
+    assert!(parent.contains("writer (read-only)"), "{parent}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_allowed_child_writes_and_the_parent_hears_which_files_changed() {
-    let writer =
-        "---\nname: writer\ndescription: writes files\npermissions: full\n---\nYou write.\n";
-    let mock = MockModel::start([]).await;
-    child_writes(&mock, Some("writer"));
-    let mut f = start(&mock.openai_base_url(), Mode::Auto, &[("writer", writer)]).await;
-    f.prompt("p1", "write through a child");
-    assert_eq!(f.ended("p1").await, StopCause::Done);
-    assert_eq!(
-        std::fs::read_to_string(f.repo.join("x.txt")).unwrap(),
-        "hi\n"
-    );
-    let parent = last_parent(&mock);
-    let text = parent.body["messages"].to_string();
-    assert!(text.contains("writer (auto)"), "{text}");
-    assert!(text.contains("[files changed]: x.txt"), "{text}");
+    let (_mock, f, parent) =
+        write_through_a_child(Mode::Auto, Some("writer"), &writer("full")).await;
+    let written = std::fs::read_to_string(f.repo.join("x.txt")).unwrap();
+    assert_eq!(written, "hi\n");
+    assert!(parent.contains("writer (auto)"), "{parent}");
+    assert!(parent.contains("[files changed]: x.txt"), "{parent}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_childs_write_is_asked_through_the_parents_approver_naming_the_child() {
-    let writer = "---\nname: writer\ndescription: writes files\npermissions: ask\n---\n";
+    let writer = writer("ask");
     let mock = MockModel::start([]).await;
     child_writes(&mock, Some("writer"));
     let mut f = start_with(
         &mock.openai_base_url(),
         Mode::Ask,
-        &[("writer", writer)],
+        &[("writer", &writer)],
         true,
     )
     .await;
