@@ -46,7 +46,14 @@ pub(super) fn register(agent: &Agent, parts: Parts) -> Vec<String> {
     if !parts.settings.agents.enabled {
         return Vec::new();
     }
-    let (definitions, warnings) = user_definitions(&parts.paths.config_dir.join("agents"));
+    let user_dir = parts.paths.config_dir.join("agents");
+    let (definitions, mut warnings) = user_definitions(&user_dir);
+    for dir in project_agent_dirs(&parts.cwd) {
+        warnings.push(format!(
+            "this project's agent files in {dir}/ are not used: agents a repository brings are not read yet (put your own in {})",
+            user_dir.display()
+        ));
+    }
     let max_parallel = parts.settings.agents.max_parallel;
     let tool = TaskTool::new(
         Arc::new(HostChildren(Arc::new(parts))),
@@ -54,11 +61,34 @@ pub(super) fn register(agent: &Agent, parts: Parts) -> Vec<String> {
         max_parallel,
         agent.notice_sink(),
     );
-    let mut warnings = warnings;
     if let Err(e) = agent.tool().register(tool) {
         warnings.push(format!("the task tool could not be registered: {e}"));
     }
     warnings
+}
+
+/// Where a project brings agent files, Claude Code's folder included
+/// (those holding any `*.md`), looked at through the project's root.
+fn project_agent_dirs(cwd: &Path) -> Vec<&'static str> {
+    let Ok(root) = Root::open(cwd) else {
+        return Vec::new();
+    };
+    [".agents/agents", ".claude/agents"]
+        .into_iter()
+        .filter(|dir| {
+            let Ok(rel) = RelPath::parse(dir) else {
+                return false;
+            };
+            root.open_dir(&rel)
+                .ok()
+                .and_then(|d| d.entries().ok())
+                .is_some_and(|entries| {
+                    entries
+                        .iter()
+                        .any(|e| Path::new(&e.name).extension() == Some(OsStr::new("md")))
+                })
+        })
+        .collect()
 }
 
 /// The definitions in `dir` (`*.md`, sorted by file name; the first of a
