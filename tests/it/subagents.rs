@@ -663,3 +663,39 @@ async fn memory_after_twenty_subagent_runs() {
         after_twenty as i64 - after_one as i64
     );
 }
+
+/// `[agents]`: off by default, `max_parallel` 4 unless set (and at least
+/// 1), both printed by `config show`.
+#[test]
+fn the_agents_table_resolves_with_its_defaults_and_config_show_prints_it() {
+    use light_agent::config::{Flags, resolve, show};
+    let settings = |file: &str| {
+        let flags = Flags {
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            model: Some("mock-model".into()),
+            ..Flags::default()
+        };
+        resolve(
+            Some((std::path::Path::new("/c/config.toml"), file)),
+            &Env::new(),
+            &flags,
+            &|_| None,
+        )
+    };
+    let Ok(Resolution::Ready(default)) = settings("") else {
+        panic!("no settings")
+    };
+    assert!(!default.agents.enabled);
+    assert_eq!(default.agents.max_parallel, 4);
+    let Ok(Resolution::Ready(set)) = settings("[agents]\nenabled = true\nmax_parallel = 2\n")
+    else {
+        panic!("no settings")
+    };
+    assert!(set.agents.enabled);
+    assert_eq!(set.agents.max_parallel, 2);
+    assert!(show(&set).contains("\n[agents]\nenabled = true\nmax_parallel = 2\n"));
+    let zero = settings("[agents]\nmax_parallel = 0\n")
+        .err()
+        .map(|e| e.to_string());
+    assert!(zero.is_some_and(|e| e.contains("max_parallel")));
+}
