@@ -317,6 +317,19 @@ async fn the_childrens_steps_are_in_show_under_their_parent_call() {
         .collect();
     assert_eq!(answers, [true, true], "{text}");
 
+    // A child is a session of its own: shown (and resumed) by its id.
+    let manager = SessionManager::open(&f.db).unwrap();
+    let child = manager.children(&parent).await.unwrap().remove(0);
+    let mut show = Command::new(env!("CARGO_BIN_EXE_light-agent"));
+    show.env("LIGHT_AGENT_HOME", &f.home)
+        .current_dir(&f.repo)
+        .args(["show", &child.child_id]);
+    scrub(&mut show);
+    let out = run(show).await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("# job call_"), "the child's title: {text}");
+    assert!(text.contains("\nanswer "), "{text}");
+
     let mut show = Command::new(env!("CARGO_BIN_EXE_light-agent"));
     show.env("LIGHT_AGENT_HOME", &f.home)
         .current_dir(&f.repo)
@@ -536,9 +549,15 @@ async fn an_interrupt_during_two_running_children_leaves_no_request_open_and_no_
         .to_string();
     assert!(!process_gone(&pid), "the command runs");
 
+    let interrupted = std::time::Instant::now();
     f.host.submit(Submission::new("stop", Op::Interrupt));
     let no_request = within(Duration::from_secs(3), || mock.disconnects() >= 1).await;
     let no_process = within(Duration::from_secs(3), || process_gone(&pid)).await;
+    // A figure for docs/PERFORMANCE.md, never asserted.
+    println!(
+        "subagents: both children ended {:?} after the interrupt",
+        interrupted.elapsed()
+    );
     assert!(
         no_request,
         "the hanging child's request is still open after 3 s"
