@@ -153,6 +153,17 @@ async fn run(cli: Cli) -> Result<Exit> {
                 (true, None) => SessionChoice::New,
                 (false, None) => SessionChoice::Latest,
             };
+            let choice = match cli.fork {
+                // `--fork [ID]`: the copy is the session to open (no copy is
+                // made for a UI that cannot start).
+                Some(source) => SessionChoice::Id({
+                    require_terminal()?;
+                    cli::fork::copy(&open_store()?, &cwd, source.as_deref())
+                        .await
+                        .map_err(|e| UsageError(format!("{e:#}")))?
+                }),
+                None => choice,
+            };
             run_interactive(
                 choice,
                 &cli.model,
@@ -176,13 +187,7 @@ async fn run_interactive(
     prompt: Option<String>,
     images: Vec<String>,
 ) -> Result<Exit> {
-    use std::io::IsTerminal as _;
-    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        return Err(UsageError(
-            "the interactive UI needs a terminal; in scripts use `light-agent exec PROMPT`".into(),
-        )
-        .into());
-    }
+    require_terminal()?;
     // Checked before the UI takes the terminal: a bad image is a usage
     // error and stores nothing.
     for path in &images {
@@ -217,6 +222,18 @@ async fn run_interactive(
         editor: None,
     };
     cli::interactive::run(config, manager, prompt, images).await
+}
+
+/// The interactive UI's precondition, checked before anything is stored.
+fn require_terminal() -> Result<()> {
+    use std::io::IsTerminal as _;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(UsageError(
+            "the interactive UI needs a terminal; in scripts use `light-agent exec PROMPT`".into(),
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// A tool command's failure as a usage error (exit 2), except a failed

@@ -41,7 +41,7 @@ use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
 use crate::tool::editor::Editor;
 use crate::tool::fs::{DeniedReads, Root};
-use crate::tool::journal::Journal;
+use crate::tool::journal::{Journal, Pending};
 use crate::tool::seen::SeenFiles;
 
 pub use crate::protocol::Notice;
@@ -159,6 +159,8 @@ enum Job {
         adaptor: Arc<dyn Adaptor>,
     },
     Undo {
+        /// Every turn from this one on; `None`: the latest that changed files.
+        from_turn: Option<u64>,
         done: oneshot::Sender<Result<undo::UndoReport, AgentError>>,
     },
     Diff {
@@ -233,6 +235,9 @@ struct Shared {
     /// The session and working directory the user's own commands record
     /// their change sets in (see [`Agent::command_journal`]).
     journal_base: Option<(AgentSession, Root)>,
+    /// Commands' change sets still being recorded; every journal of this
+    /// agent waits for them (see [`Journal::record_later`]).
+    pending_changes: Pending,
     /// The editor the file tools read and write through, if the front end
     /// offers one (see [`Agent::set_editor`]).
     editor: Mutex<Option<Editor>>,
@@ -346,6 +351,7 @@ impl Agent {
             seen: SeenFiles::default(),
             hooks: Mutex::default(),
             journal_base: config.session.clone().zip(root.clone().ok()),
+            pending_changes: Pending::default(),
             editor: Mutex::new(None),
         });
         let tools = ToolRegistry::new();
@@ -476,7 +482,22 @@ impl Agent {
     /// changed since by someone else are left alone and listed.
     pub async fn undo_last_turn(&self) -> Result<undo::UndoReport, AgentError> {
         let (done, report) = oneshot::channel();
-        self.push(Job::Undo { done })?;
+        self.push(Job::Undo {
+            from_turn: None,
+            done,
+        })?;
+        report.await.map_err(|_| AgentError::Closed)?
+    }
+
+    /// Restores every file the turns from `turn` on changed to its content
+    /// before that turn (the code half of a rewind), after any queued work.
+    /// Files changed since by someone else are left alone and listed.
+    pub async fn undo_from_turn(&self, turn: u64) -> Result<undo::UndoReport, AgentError> {
+        let (done, report) = oneshot::channel();
+        self.push(Job::Undo {
+            from_turn: Some(turn),
+            done,
+        })?;
         report.await.map_err(|_| AgentError::Closed)?
     }
 
@@ -492,7 +513,8 @@ impl Agent {
             return None;
         }
         let turn = session.last_turn().await.ok()? + 1;
-        let journal = Journal::new(Arc::new(undo::SessionJournal { session, turn }));
+        let journal = Journal::new(Arc::new(undo::SessionJournal { session, turn }))
+            .sharing(&self.shared.pending_changes);
         Some((root, journal))
     }
 

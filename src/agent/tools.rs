@@ -45,6 +45,7 @@ impl Worker {
                 session: session.clone(),
                 turn: meta.turn,
             }))
+            .sharing(&self.shared.pending_changes)
         });
         let hooks = self
             .shared

@@ -27,6 +27,9 @@ impl Worker {
         self.advance_turn();
         tracing::info!(turn, "turn started");
         let (cause, message, step) = self.steps(turn, text, images, &cancel, loaded).await;
+        // The turn's changes are all in the journal when it ends: undo, a
+        // rewind or the process's exit may follow at once.
+        self.settle_changes().await;
         tracing::info!(turn, steps = step, ?cause, %message, "turn ended");
         let stop = AgentEvent::AgentStop {
             cause,

@@ -137,9 +137,35 @@ fn current(root: &Root, rel: &RelPath) -> Result<Option<Vec<u8>>, String> {
 /// is left alone and listed. The turn is marked undone either way.
 pub async fn undo_last_turn(session: &AgentSession, root: &Root) -> Result<UndoReport, UndoError> {
     let entries = session.latest_undoable().await?;
-    let Some(turn) = entries.first().map(|e| e.turn) else {
+    undo_entries(session, root, entries).await
+}
+
+/// Restores every file the turns from `turn` on changed (not undone yet)
+/// to its content before the first of them changed it — a rewind of the
+/// code to before `turn`'s prompt. A file changed since by someone else is
+/// left alone and listed. Those turns are marked undone either way.
+pub async fn undo_from_turn(
+    session: &AgentSession,
+    root: &Root,
+    turn: u64,
+) -> Result<UndoReport, UndoError> {
+    let entries = session.undoable_from(turn).await?;
+    undo_entries(session, root, entries).await
+}
+
+/// Restores `entries` (one or more turns', in change order) and marks
+/// their turns undone; the report names the earliest turn.
+async fn undo_entries(
+    session: &AgentSession,
+    root: &Root,
+    entries: Vec<JournalEntry>,
+) -> Result<UndoReport, UndoError> {
+    let Some(turn) = entries.iter().map(|e| e.turn).min() else {
         return Ok(UndoReport::default());
     };
+    let mut turns: Vec<u64> = entries.iter().map(|e| e.turn).collect();
+    turns.sort_unstable();
+    turns.dedup();
     let root = root.clone();
     let report = tokio::task::spawn_blocking(move || restore(&root, turn, by_path(entries)))
         .await
@@ -148,7 +174,9 @@ pub async fn undo_last_turn(session: &AgentSession, root: &Root) -> Result<UndoR
             restored: Vec::new(),
             skipped: vec![("*".into(), format!("undo failed: {e}"))],
         });
-    session.mark_undone(turn).await?;
+    for turn in turns {
+        session.mark_undone(turn).await?;
+    }
     Ok(report)
 }
 

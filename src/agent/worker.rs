@@ -11,7 +11,7 @@ use super::skill_tool::SkillRoots;
 use super::{AgentError, Job, JobId, JobKind, JobUpdate, LoopConfig, Running, Shared, TurnOutcome};
 use crate::ai::Adaptor;
 use crate::context::{ContextBuilder, ContextConfig, resume};
-use crate::protocol::{AgentEvent, Meta, StopCause};
+use crate::protocol::{AgentEvent, Meta, Notice, NoticeLevel, StopCause};
 use crate::session::AgentSession;
 use crate::tool::ToolRegistry;
 use crate::tool::fs::Root;
@@ -129,8 +129,8 @@ impl Worker {
                     self.adaptor = adaptor;
                     (None, Answer::None)
                 }
-                Job::Undo { done } => {
-                    let _ = done.send(self.undo().await);
+                Job::Undo { from_turn, done } => {
+                    let _ = done.send(self.undo(from_turn).await);
                     (None, Answer::None)
                 }
                 Job::Diff { done } => {
@@ -187,16 +187,31 @@ impl Worker {
         }
     }
 
-    async fn undo(&self) -> Result<super::undo::UndoReport, AgentError> {
+    /// Waits until the commands' change sets are recorded, and warns of
+    /// each that could not be.
+    pub(super) async fn settle_changes(&self) {
+        for why in self.shared.pending_changes.settled().await {
+            self.shared.hub.notice(Notice::message(
+                NoticeLevel::Warn,
+                format!("what a command changed could not be recorded for undo: {why}"),
+            ));
+        }
+    }
+
+    async fn undo(&self, from_turn: Option<u64>) -> Result<super::undo::UndoReport, AgentError> {
+        self.settle_changes().await;
         let (Some(session), Ok(root)) = (&self.session, &self.root) else {
             return Ok(super::undo::UndoReport::default());
         };
-        super::undo::undo_last_turn(session, root)
-            .await
-            .map_err(|e| AgentError::Session(e.to_string()))
+        match from_turn {
+            None => super::undo::undo_last_turn(session, root).await,
+            Some(turn) => super::undo::undo_from_turn(session, root, turn).await,
+        }
+        .map_err(|e| AgentError::Session(e.to_string()))
     }
 
     async fn diff(&self) -> Result<String, AgentError> {
+        self.settle_changes().await;
         let (Some(session), Ok(root)) = (&self.session, &self.root) else {
             return Ok(String::new());
         };

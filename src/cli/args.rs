@@ -17,6 +17,10 @@ pub struct Cli {
     /// without an id, pick one of this directory's sessions.
     #[arg(long, value_name = "ID", num_args = 0..=1)]
     pub resume: Option<Option<String>>,
+    /// Copy the session with this id (default: this directory's latest)
+    /// into a new session and open that; the original is not changed.
+    #[arg(long, value_name = "ID", num_args = 0..=1, conflicts_with_all = ["resume", "new"])]
+    pub fork: Option<Option<String>>,
     #[command(flatten)]
     pub model: ModelFlags,
     /// Working directory (default: the current one).
@@ -45,6 +49,7 @@ const EXAMPLES: &str = "Examples:
   light-agent                          resume this directory's latest session
   light-agent resume                   pick one of this directory's sessions
   light-agent resume nd9u              resume the session whose short id starts with nd9u
+  light-agent --fork                   continue a copy of this directory's latest session
   light-agent --new \"explain src/\"     start fresh with a prompt
   light-agent exec \"where is main?\"    one headless turn
   light-agent tool grep '{\"search_strs\":[\"fn main\"]}'";

@@ -181,12 +181,13 @@ fn show(
             Format::Json,
             HostEvent::Notice {
                 notice: notice @ Notice::Subagent { .. },
+                ..
             },
         ) => match serde_json::to_string(notice) {
             Ok(line) => stdout.json_line(&line),
             Err(_) => Ok(()),
         },
-        (_, HostEvent::Notice { notice }) => {
+        (_, HostEvent::Notice { notice, .. }) => {
             if *notice == Notice::PartialDropped && format == Format::Text {
                 // The dropped part stays on its own line.
                 stdout.text("\n")?;

@@ -6,6 +6,7 @@ pub use light_agent::host::build::truncate;
 pub mod acp;
 pub mod args;
 pub mod exec;
+pub mod fork;
 pub mod history_file;
 pub mod interactive;
 pub mod mcp_cmd;

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 use light_agent::protocol::AgentEvent;
 use light_agent::protocol::now_millis;
-use light_agent::session::transcript::{markdown_header, push_markdown};
+use light_agent::session::transcript::{markdown_header, push_logged};
 use light_agent::session::{ChildLink, SessionInfo, SessionManager, SessionStatus};
 use light_agent::tui::view::format_age;
 use light_agent::tui::view::session_header::turns;
@@ -108,6 +108,7 @@ async fn print_events(
 ) -> Result<()> {
     let session = manager.open_session(id).await?;
     let mut text = String::new();
+    let rewinds = session.rewinds().await?;
     let mut after = 0;
     loop {
         let page = session
@@ -117,7 +118,7 @@ async fn print_events(
             break;
         };
         after = *last;
-        for (_, event) in &page {
+        for (seq, event) in &page {
             if let AgentEvent::ToolResult { outcome, .. } = event {
                 for link in children.iter().filter(|c| c.parent_call_id == outcome.id) {
                     if !json {
@@ -150,7 +151,7 @@ async fn print_events(
                     "event": event,
                 }))?)?,
                 (false, _) => {
-                    push_markdown(&mut text, event);
+                    push_logged(&mut text, *seq, event, &rewinds);
                     out.text(&text)?;
                     text.clear();
                 }

@@ -193,7 +193,7 @@ impl Actor {
 
     /// The session's current plan (none for a fresh one), so a front end
     /// shows it pinned again after a resume.
-    async fn send_plan(&self) {
+    pub(super) async fn send_plan(&self) {
         match super::sessions::plan(&self.session).await {
             Ok(plan) => self.send(HostEvent::Plan { plan }),
             Err(e) => tracing::warn!("reading the session's plan: {e}"),
@@ -202,7 +202,7 @@ impl Actor {
 
     /// The session's stored token totals, once it is shown and its load is
     /// queued (the load's own traces are not new: nothing is counted twice).
-    async fn send_tokens(&self) {
+    pub(super) async fn send_tokens(&self) {
         if !self.session.is_written() {
             return;
         }
@@ -256,16 +256,16 @@ impl Actor {
                             Err(e) => (NoticeLevel::Error, e.to_string()),
                             Ok(text) => (NoticeLevel::Info, text),
                         };
-                        shared.notice(level, text);
+                        shared.reply(id, level, text);
                     });
                 }
-                None => self.notice(NoticeLevel::Error, self.why_no_agent()),
+                None => self.reply(id, NoticeLevel::Error, self.why_no_agent()),
             },
             Op::Permissions => match self.agent() {
-                Some(agent) => self.notice(NoticeLevel::Info, agent.permits().describe()),
-                None => self.notice(NoticeLevel::Error, self.why_no_agent()),
+                Some(agent) => self.reply(id, NoticeLevel::Info, agent.permits().describe()),
+                None => self.reply(id, NoticeLevel::Error, self.why_no_agent()),
             },
-            Op::SetPermissionMode { mode } => self.set_mode(mode),
+            Op::SetPermissionMode { mode } => self.set_mode(id, mode),
             Op::Jobs => self.jobs(),
             Op::RestartMcp { server } => self.restart_mcp(&server),
             Op::DecideProjectMcp { accept } => self.decide_project_mcp(accept).await,
@@ -314,6 +314,13 @@ impl Actor {
                 let report = super::reports::build(self, kind).await?;
                 self.send(HostEvent::Report { report });
             }
+            Op::ListPrompts => self.list_prompts(id).await?,
+            Op::Rewind {
+                to_turn,
+                conversation,
+                code,
+            } => self.rewind(id, to_turn, conversation, code).await?,
+            Op::Fork { before_turn } => self.fork(id, before_turn).await?,
             // Taken by the handle itself; they never reach the actor.
             Op::Interrupt | Op::Approval { .. } | Op::Answer { .. } | Op::Quit => {}
         }
@@ -410,13 +417,13 @@ impl Actor {
 
     /// Uses `mode` from the next gated call on (the tools offered follow at
     /// the next agent: a read-only start has no writing tools to unlock).
-    fn set_mode(&mut self, mode: Mode) {
+    fn set_mode(&mut self, op: OpId, mode: Mode) {
         let Some(agent) = self.agent() else {
-            return self.notice(NoticeLevel::Error, self.why_no_agent());
+            return self.reply(op, NoticeLevel::Error, self.why_no_agent());
         };
         agent.set_permits(agent.permits().with_mode(mode));
         self.config.settings.permissions.mode = Some(mode);
-        self.notice(NoticeLevel::Info, format!("permission mode: {mode}"));
+        self.reply(op, NoticeLevel::Info, format!("permission mode: {mode}"));
         self.status();
     }
 
@@ -563,7 +570,8 @@ impl Actor {
                 dir.join(format!("{}.md", info.id))
             }
         };
-        let text = crate::session::transcript::to_markdown(&info, &events);
+        let rewinds = self.session.rewinds().await?;
+        let text = crate::session::transcript::to_markdown(&info, &events, &rewinds);
         std::fs::write(&path, text).map_err(io(format!("writing {}", path.display())))?;
         self.notice(NoticeLevel::Info, format!("exported to {}", path.display()));
         Ok(())
@@ -671,6 +679,10 @@ impl Actor {
 
     pub(super) fn notice(&self, level: NoticeLevel, text: impl Into<String>) {
         self.shared.notice(level, text);
+    }
+
+    pub(super) fn reply(&self, op: OpId, level: NoticeLevel, text: impl Into<String>) {
+        self.shared.reply(op, level, text);
     }
 
     pub(super) fn send(&self, event: HostEvent) {

@@ -108,7 +108,7 @@ impl Plans {
 fn to_event(message: AgentMessage, jobs: &JobOps) -> HostEvent {
     match message {
         AgentMessage::Event(event) => HostEvent::Agent { event },
-        AgentMessage::Notice(notice) => HostEvent::Notice { notice },
+        AgentMessage::Notice(notice) => HostEvent::Notice { op: None, notice },
         AgentMessage::Job(update) => {
             let mut jobs = lock(jobs);
             let op = match &update {

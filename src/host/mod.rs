@@ -31,6 +31,7 @@ mod parts;
 pub mod project_mcp;
 mod project_mcp_ops;
 mod reports;
+mod rewind;
 mod sessions;
 mod subagents;
 mod user_shell;
@@ -49,7 +50,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::Agent;
 use crate::config::{Paths, Settings};
 use crate::permission::Mode;
-use crate::protocol::{HostEvent, NoticeLevel, Op, Submission};
+use crate::protocol::{HostEvent, NoticeLevel, Op, OpId, Submission};
 use crate::session::{AgentSession, SessionManager};
 
 pub use build::{FreshHint, SessionChoice};
@@ -144,6 +145,11 @@ impl Shared {
 
     fn notice(&self, level: NoticeLevel, text: impl Into<String>) {
         self.send(HostEvent::message(level, text));
+    }
+
+    /// A notice answering the submission `op`.
+    fn reply(&self, op: OpId, level: NoticeLevel, text: impl Into<String>) {
+        self.send(HostEvent::reply(op, level, text));
     }
 
     fn interrupts(&self) -> u64 {

@@ -92,8 +92,8 @@ pub(super) async fn tokens(session: &AgentSession) -> Result<TokenTotals> {
     Ok(tokens)
 }
 
-/// The plan the session's latest accepted `update_plan` call set. Only a
-/// session that ever called it is read whole.
+/// The plan the session's latest accepted `update_plan` call set, in a
+/// turn no rewind hid. Only a session that ever called it is read whole.
 pub(super) async fn plan(session: &AgentSession) -> Result<Plan> {
     if !session.is_written() {
         return Ok(Plan::default());
@@ -108,7 +108,10 @@ pub(super) async fn plan(session: &AgentSession) -> Result<Plan> {
     if calls.total == 0 {
         return Ok(Plan::default());
     }
-    Ok(Plan::latest(&session.load_all().await?).unwrap_or_default())
+    let rewinds = session.rewinds().await?;
+    let mut events = session.load_all().await?;
+    events.retain(|e| !rewinds.iter().any(|r| r.hides(e.meta().turn)));
+    Ok(Plan::latest(&events).unwrap_or_default())
 }
 
 /// A picker or report row for a session.

@@ -61,6 +61,7 @@ impl Actor {
             &id,
             Arc::new(move |call_id: &str, text: String| {
                 let _ = live_ui.send(HostEvent::Notice {
+                    op: None,
                     notice: Notice::ToolOutput {
                         call_id: call_id.to_string(),
                         text,

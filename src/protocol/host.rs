@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     AgentEvent, ApprovalDecision, ApprovalRequest, Effort, JobId, JobUpdate, MentionCheck,
-    ModelChoice, Notice, PermissionMode, Plan, PromptPart, Question, Report, ReportKind,
-    SessionHeader, SessionRow, StatusSnapshot, TokenTotals, WorkspaceEntry,
+    ModelChoice, Notice, PermissionMode, Plan, PromptPart, PromptRow, Question, Report, ReportKind,
+    RewindOutcome, SessionHeader, SessionRow, StatusSnapshot, TokenTotals, WorkspaceEntry,
 };
 
 /// A caller-chosen id of one submission (any string; empty when the caller
@@ -186,6 +186,31 @@ pub enum Op {
         /// The paths, as typed after `@` (no line range).
         paths: Vec<String>,
     },
+    /// List the open session's prompts a rewind can go back to before:
+    /// answered by [`HostEvent::Prompts`].
+    ListPrompts,
+    /// Go back to before `to_turn`'s prompt: the conversation (those turns
+    /// leave the model's context; the log keeps them), the code (the files
+    /// those turns changed, as they were), or both. Only while idle;
+    /// answered by [`HostEvent::Rewound`] or a notice saying why not.
+    Rewind {
+        /// The turn whose prompt to go back to before.
+        to_turn: u64,
+        /// Rewind the conversation.
+        #[serde(default)]
+        conversation: bool,
+        /// Restore the code.
+        #[serde(default)]
+        code: bool,
+    },
+    /// Copy the open session (the turns before `before_turn`, or all) into
+    /// a new session and open it; the original is not changed. Answered by
+    /// [`HostEvent::SessionOpened`] of the copy.
+    Fork {
+        /// Copy only the turns before this one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before_turn: Option<u64>,
+    },
     /// The front end is closing; the host interrupts, flushes and stops.
     Quit,
 }
@@ -211,6 +236,10 @@ pub enum HostEvent {
     },
     /// Something to show that is not in the session log.
     Notice {
+        /// The submission it answers, when it is one's whole answer
+        /// (`/undo`'s report, `/diff`'s diff, a mode change's line).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op: Option<OpId>,
         /// What.
         #[serde(flatten)]
         notice: Notice,
@@ -311,12 +340,38 @@ pub enum HostEvent {
         /// One answer per path asked about, in order.
         checks: Vec<MentionCheck>,
     },
+    /// Answer to [`Op::ListPrompts`]: the prompts, newest first.
+    Prompts {
+        /// The submission it answers.
+        #[serde(default)]
+        op: OpId,
+        /// The prompts.
+        prompts: Vec<PromptRow>,
+    },
+    /// Answer to [`Op::Rewind`]; a rewound conversation is then shown
+    /// again by a [`HostEvent::SessionOpened`] that follows.
+    Rewound {
+        /// The submission it answers.
+        #[serde(default)]
+        op: OpId,
+        /// What it did.
+        outcome: RewindOutcome,
+    },
 }
 
 impl HostEvent {
     /// A [`HostEvent::Notice`] with a message at `level`.
     pub fn message(level: super::NoticeLevel, text: impl Into<String>) -> Self {
         Self::Notice {
+            op: None,
+            notice: Notice::message(level, text),
+        }
+    }
+
+    /// A [`HostEvent::Notice`] that answers the submission `op`.
+    pub fn reply(op: OpId, level: super::NoticeLevel, text: impl Into<String>) -> Self {
+        Self::Notice {
+            op: Some(op),
             notice: Notice::message(level, text),
         }
     }

@@ -27,6 +27,7 @@ mod notice;
 mod plan;
 mod question;
 mod report;
+mod rewind;
 mod secret;
 mod status;
 mod tool;
@@ -45,6 +46,7 @@ pub use report::{
     McpServerRow, McpServerState, ModelChoice, Report, ReportKind, SessionRow, SessionsReport,
     SkillRow, SkillsReport, StatusReport, TokenTotals, ToolRow, TurnTokens,
 };
+pub use rewind::{PromptRow, RewindOutcome};
 pub use secret::{REDACTED, Redactor, Secret, redact_url};
 pub use status::{PermissionMode, SandboxState, SessionHeader, StatusSnapshot};
 pub use tool::{INTENT_FIELD, ToolCall, ToolOutcome, ToolSpec};

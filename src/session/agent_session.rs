@@ -5,7 +5,10 @@ use std::sync::{Arc, Mutex};
 
 use super::journal::{JournalEntry, NewJournalEntry};
 use super::store::{DraftRow, NewCall, NewEvent};
-use super::{CallPage, CallQuery, RecentLog, SessionError, SessionManager, StoredImage, TurnUsage};
+use super::{
+    CallPage, CallQuery, PromptRecord, RecentLog, Rewind, SessionError, SessionManager,
+    StoredImage, TurnUsage,
+};
 use crate::protocol::{AgentEvent, ToolOutcome};
 
 /// Handle to one session's append-only event log. Cloning is cheap.
@@ -185,7 +188,7 @@ impl AgentSession {
     /// The context window in log order: when the log has an
     /// `agent_summary`, the latest one followed by every other non-summary
     /// event whose meta is past that summary's `covers_through`; otherwise
-    /// every event.
+    /// every event. Turns a rewind hid are left out of both.
     pub async fn load(&self) -> Result<Vec<AgentEvent>, SessionError> {
         let id = Arc::clone(&self.id);
         self.manager
@@ -198,6 +201,7 @@ impl AgentSession {
     /// steps only, until their stored size passes `max_bytes` (the newest
     /// step always comes whole), and the latest summary. Reads only that
     /// much of the log, so it takes the same time however long the log is.
+    /// Turns a rewind hid are left out.
     pub async fn load_recent(&self, max_bytes: usize) -> Result<RecentLog, SessionError> {
         let id = Arc::clone(&self.id);
         self.manager
@@ -241,7 +245,8 @@ impl AgentSession {
             .await
     }
 
-    /// The last `max_events` events in log order, without reading the rest.
+    /// The last `max_events` events no rewind hid, in log order, without
+    /// reading the rest (what a resume shows).
     pub async fn load_tail(&self, max_events: usize) -> Result<Vec<AgentEvent>, SessionError> {
         let id = Arc::clone(&self.id);
         self.manager
@@ -310,6 +315,52 @@ impl AgentSession {
         self.manager
             .store()
             .call(move |store| store.live_changes(&id))
+            .await
+    }
+
+    /// Hides the turns from `from_turn` on (through the latest) from the
+    /// context window, as a new row: the log keeps them. `None` when the
+    /// session has no such turn.
+    pub async fn rewind(&self, from_turn: u64) -> Result<Option<Rewind>, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.rewind(&id, from_turn))
+            .await
+    }
+
+    /// Every rewind of the session, oldest first (empty for a draft).
+    pub async fn rewinds(&self) -> Result<Vec<Rewind>, SessionError> {
+        if !self.is_written() {
+            return Ok(Vec::new());
+        }
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.rewinds(&id))
+            .await
+    }
+
+    /// The user's prompts no rewind hid, newest first, each with the files
+    /// its turn changed (empty for a draft).
+    pub async fn prompts(&self) -> Result<Vec<PromptRecord>, SessionError> {
+        if !self.is_written() {
+            return Ok(Vec::new());
+        }
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.prompts(&id))
+            .await
+    }
+
+    /// The journal entries of every turn from `turn` on not yet undone, in
+    /// change order.
+    pub async fn undoable_from(&self, turn: u64) -> Result<Vec<JournalEntry>, SessionError> {
+        let id = Arc::clone(&self.id);
+        self.manager
+            .store()
+            .call(move |store| store.undoable_from(&id, turn))
             .await
     }
 

@@ -119,6 +119,22 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The entries of every turn from `turn` on not yet undone, in change
+    /// order.
+    pub(super) fn undoable_from(
+        &mut self,
+        session: &str,
+        turn: u64,
+    ) -> Result<Vec<JournalEntry>, SessionError> {
+        let sql = format!(
+            "SELECT {ENTRY_COLUMNS} FROM {ENTRY_TABLE}
+             WHERE fc.session_id = ?1 AND fc.undone = 0 AND fc.turn >= ?2 ORDER BY fc.seq"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![session, turn as i64], entry)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Every entry not undone, in change order.
     pub(super) fn live_changes(
         &mut self,

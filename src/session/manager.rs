@@ -219,6 +219,25 @@ impl SessionManager {
             .await
     }
 
+    /// Copies session `id` into a new idle session of the same directory
+    /// and title: its history (only the turns before `before_turn`, when
+    /// given) with its rewinds. The original is not changed; the undo
+    /// journal stays with it.
+    ///
+    /// Fails with [`SessionError::NotFound`] for an unknown id.
+    pub async fn fork(
+        &self,
+        id: &str,
+        before_turn: Option<u64>,
+    ) -> Result<AgentSession, SessionError> {
+        let (id, new_id) = (id.to_owned(), new_session_id());
+        let info = self
+            .store
+            .call(move |store| store.fork(&id, &new_id, before_turn))
+            .await?;
+        Ok(AgentSession::new(self.clone(), info.id))
+    }
+
     pub(super) fn store(&self) -> &StoreHandle {
         &self.store
     }

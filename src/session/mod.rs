@@ -16,6 +16,10 @@
 //! - The undo journal (`journal.rs`): each file's prior content and mode
 //!   per turn ([`AgentSession::record_changes`], `latest_undoable`,
 //!   `mark_undone`, `live_changes`).
+//! - Rewinds and forks (`rewind.rs`, schema v7): a rewind is a row naming
+//!   the turns it hides from the context window, never a rewrite of the
+//!   log ([`AgentSession::rewind`], `rewinds`, `prompts`); a fork copies a
+//!   session, up to a prompt, into a new one ([`SessionManager::fork`]).
 //! - [`SessionInfo`] / [`SessionStatus`] describe a session for listings.
 //! - [`SessionError`] is every failure, typed.
 //!
@@ -43,6 +47,7 @@ mod images;
 mod journal;
 mod manager;
 mod owner;
+mod rewind;
 mod schema;
 mod store;
 pub mod transcript;
@@ -58,6 +63,7 @@ pub use error::SessionError;
 pub use images::StoredImage;
 pub use journal::{JournalEntry, NewJournalEntry};
 pub use manager::SessionManager;
+pub use rewind::{PromptRecord, Rewind};
 
 /// File name of the session database inside the data directory.
 const DB_FILE_NAME: &str = "sessions.sqlite3";

@@ -132,7 +132,19 @@ const MIGRATIONS: &[&str] = &[
         content     BLOB NOT NULL
     );
     ALTER TABLE file_changes ADD COLUMN prior_blob BLOB;",
-    // v7: subagents. A child session (the `task` tool's) names the session
+    // v7: rewinds. A rewind hides the turns `from_turn..=through_turn` from
+    // the context window (the model's next request, a resume); the events
+    // stay in the log for `show` and recall. `at_seq` is the log's last seq
+    // when it happened, where `show` marks it. Never deleted.
+    "CREATE TABLE rewinds (
+        session_id   TEXT NOT NULL,
+        from_turn    INTEGER NOT NULL,
+        through_turn INTEGER NOT NULL,
+        at_seq       INTEGER NOT NULL,
+        created_at   INTEGER NOT NULL
+    );
+    CREATE INDEX rewinds_by_session ON rewinds (session_id, from_turn);",
+    // v8: subagents. A child session (the `task` tool's) names the session
     // and the tool call that started it; session lists leave children out,
     // `show` prints a child's steps under its call.
     "CREATE TABLE session_children (

@@ -27,30 +27,62 @@ const SESSION_COLUMNS: &str =
 /// The seq the next event of a session gets.
 const NEXT_SEQ: &str = "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = ?1";
 
-/// The newest summary of a session.
-const LATEST_SUMMARY: &str = "SELECT seq, payload FROM events
-    WHERE session_id = ?1 AND type = 'agent_summary'
-    ORDER BY seq DESC LIMIT 1";
+/// The condition an event of `events` meets when no rewind hid its turn
+/// (see `rewind.rs`): the context window is made of such events only.
+macro_rules! not_rewound {
+    () => {
+        "NOT EXISTS (SELECT 1 FROM rewinds AS r WHERE r.session_id = events.session_id
+            AND events.turn BETWEEN r.from_turn AND r.through_turn)"
+    };
+}
+pub(super) use not_rewound;
 
-/// Non-summary events past a summary boundary `(?2, ?3)`, in log order.
-const AFTER_BOUNDARY: &str = "SELECT seq, payload FROM events
-    WHERE session_id = ?1 AND type <> 'agent_summary' AND (turn, step) > (?2, ?3)
-    ORDER BY seq";
+/// The newest summary of a session that no rewind hid.
+const LATEST_SUMMARY: &str = concat!(
+    "SELECT seq, payload FROM events
+    WHERE session_id = ?1 AND type = 'agent_summary' AND ",
+    not_rewound!(),
+    " ORDER BY seq DESC LIMIT 1"
+);
+
+/// Non-summary events past a summary boundary `(?2, ?3)`, in log order,
+/// rewound turns left out.
+const AFTER_BOUNDARY: &str = concat!(
+    "SELECT seq, payload FROM events
+    WHERE session_id = ?1 AND type <> 'agent_summary' AND (turn, step) > (?2, ?3) AND ",
+    not_rewound!(),
+    " ORDER BY seq"
+);
+
+/// Every event no rewind hid, in log order (the window without a summary).
+const LIVE: &str = concat!(
+    "SELECT seq, payload FROM events WHERE session_id = ?1 AND ",
+    not_rewound!(),
+    " ORDER BY seq"
+);
 
 /// The newest result for a tool-call id.
 const NEWEST_TOOL_RESULT: &str = "SELECT seq, payload FROM events
     WHERE session_id = ?1 AND tool_call_id = ?2 AND type = 'tool_result'
     ORDER BY seq DESC LIMIT 1";
 
-/// The last `?2` events of a session, in log order.
-const TAIL: &str = "SELECT seq, payload FROM (
-        SELECT seq, payload FROM events WHERE session_id = ?1 ORDER BY seq DESC LIMIT ?2)
-    ORDER BY seq";
+/// The last `?2` events of a session no rewind hid, in log order.
+const TAIL: &str = concat!(
+    "SELECT seq, payload FROM (
+        SELECT seq, payload FROM events WHERE session_id = ?1 AND ",
+    not_rewound!(),
+    " ORDER BY seq DESC LIMIT ?2)
+    ORDER BY seq"
+);
 
-/// Events from the newest back, summaries left out (the tail a resume reads).
-const NEWEST_FIRST: &str = "SELECT seq, turn, step, payload FROM events
-    WHERE session_id = ?1 AND type <> 'agent_summary'
-    ORDER BY seq DESC";
+/// Events from the newest back, summaries and rewound turns left out (the
+/// tail a resume reads).
+const NEWEST_FIRST: &str = concat!(
+    "SELECT seq, turn, step, payload FROM events
+    WHERE session_id = ?1 AND type <> 'agent_summary' AND ",
+    not_rewound!(),
+    " ORDER BY seq DESC"
+);
 
 /// At most `?3` events after seq `?2`, in log order (one page of `show`).
 const PAGE_AFTER: &str = "SELECT seq, payload FROM events
@@ -288,7 +320,7 @@ impl Store {
 
     /// The context window: `[latest summary, every non-summary event whose
     /// meta is past the summary's covers_through, in log order]`, or every
-    /// event when there is no summary.
+    /// event when there is no summary; rewound turns left out of both.
     pub(super) fn load_window(&mut self, id: &str) -> Result<Vec<AgentEvent>, SessionError> {
         // One read transaction, so a concurrent append cannot land between
         // finding the summary and reading what follows it.
@@ -298,8 +330,9 @@ impl Store {
             .query_row([id], seq_and_payload)
             .optional()?;
         let Some((seq, payload)) = summary else {
-            drop(tx);
-            return self.load_all(id);
+            let mut statement = tx.prepare_cached(LIVE)?;
+            let rows = statement.query_map([id], seq_and_payload)?;
+            return decode_rows(id, rows);
         };
         let summary = decode(id, seq, &payload)?;
         let boundary = match &summary {
@@ -612,7 +645,7 @@ mod tests {
     fn long_log_queries_use_their_indexes() {
         let dir = tempfile::tempdir().unwrap();
         let conn = super::super::schema::open_connection(&dir.path().join("s.db")).unwrap();
-        let queries: [(&str, &[&dyn rusqlite::ToSql], &str); 7] = [
+        let queries: [(&str, &[&dyn rusqlite::ToSql], &str); 8] = [
             (NEWEST_FIRST, &[&"s"], "sqlite_autoindex_events_1"),
             (PAGE_AFTER, &[&"s", &1, &10], "sqlite_autoindex_events_1"),
             (NEXT_SEQ, &[&"s"], "sqlite_autoindex_events_1"),
@@ -620,6 +653,7 @@ mod tests {
             (AFTER_BOUNDARY, &[&"s", &1, &2], "events_by_meta"),
             (NEWEST_TOOL_RESULT, &[&"s", &"call"], "events_by_tool_call"),
             (TAIL, &[&"s", &10], "sqlite_autoindex_events_1"),
+            (LIVE, &[&"s"], "sqlite_autoindex_events_1"),
         ];
         for (sql, args, index) in queries {
             let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();

@@ -2,14 +2,16 @@
 
 use std::fmt::Write as _;
 
-use super::SessionInfo;
+use super::{Rewind, SessionInfo};
 use crate::protocol::{AgentEvent, StopCause};
 
-/// A readable markdown transcript of a session.
-pub fn to_markdown(info: &SessionInfo, events: &[AgentEvent]) -> String {
+/// A readable markdown transcript of a session's whole log; the turns a
+/// rewind hid are headed "(rewound)".
+pub fn to_markdown(info: &SessionInfo, events: &[AgentEvent], rewinds: &[Rewind]) -> String {
     let mut out = markdown_header(info);
     for event in events {
-        push_markdown(&mut out, event);
+        let rewound = rewinds.iter().any(|r| r.hides(event.meta().turn));
+        push_event(&mut out, event, rewound);
     }
     out
 }
@@ -24,16 +26,31 @@ pub fn markdown_header(info: &SessionInfo) -> String {
     )
 }
 
-/// Appends one event of a transcript.
-pub fn push_markdown(out: &mut String, event: &AgentEvent) {
+/// Appends the event of the log at `seq`: a turn a rewind hid is headed
+/// "(rewound)", and a rewind that happened after this event is marked
+/// below it. Nothing is left out: the log keeps rewound turns.
+pub fn push_logged(out: &mut String, seq: u64, event: &AgentEvent, rewinds: &[Rewind]) {
+    let rewound = rewinds.iter().any(|r| r.hides(event.meta().turn));
+    push_event(out, event, rewound);
+    for r in rewinds.iter().filter(|r| r.at_seq == seq) {
+        let _ = write!(
+            out,
+            "\n_rewound to before turn {}: turns {}–{} left the conversation (kept here)_\n",
+            r.from_turn, r.from_turn, r.through_turn
+        );
+    }
+}
+
+fn push_event(out: &mut String, event: &AgentEvent, rewound: bool) {
     match event {
         AgentEvent::Input {
             text, meta, images, ..
         } => {
             let text = crate::protocol::text_with_images(text, images);
+            let mark = if rewound { " (rewound)" } else { "" };
             let _ = write!(
                 out,
-                "\n## Turn {}\n\n> {}\n",
+                "\n## Turn {}{mark}\n\n> {}\n",
                 meta.turn,
                 text.replace('\n', "\n> ")
             );

@@ -58,29 +58,170 @@ pub trait ChangeJournal: Send + Sync {
     fn store(&self, blobs: Vec<(BlobHash, Vec<u8>)>) -> BoxFuture<'static, Result<(), String>>;
 }
 
-/// A cheap-clone handle to a [`ChangeJournal`].
+/// A cheap-clone handle to a [`ChangeJournal`], and the change sets it is
+/// still waiting for.
 #[derive(Clone)]
-pub struct Journal(std::sync::Arc<dyn ChangeJournal>);
+pub struct Journal {
+    inner: std::sync::Arc<dyn ChangeJournal>,
+    pending: Pending,
+}
+
+/// Change sets still being worked out after their command returned
+/// ([`Journal::record_later`]). Every record and store through a journal
+/// sharing it waits for them first, so a change set never holds a later
+/// write, and the journal's order stays the order of the changes.
+#[derive(Clone, Default)]
+pub struct Pending {
+    gate: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// Why change sets could not be recorded, until [`Pending::settled`]
+    /// reports them.
+    failures: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Pending {
+    /// Waits until every change set handed over so far is recorded; says
+    /// why each one that failed since the last call could not be.
+    pub async fn settled(&self) -> Vec<String> {
+        drop(self.gate.lock().await);
+        std::mem::take(&mut *self.failures.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
 
 impl Journal {
-    /// Wraps a journal.
-    pub fn new(journal: std::sync::Arc<dyn ChangeJournal>) -> Journal {
-        Journal(journal)
+    /// Wraps a journal, with change sets pending of its own.
+    pub fn new(inner: std::sync::Arc<dyn ChangeJournal>) -> Journal {
+        Journal {
+            inner,
+            pending: Pending::default(),
+        }
     }
 
-    /// See [`ChangeJournal::record`].
+    /// The same journal, waiting for (and adding to) `pending`: journals of
+    /// one session share it.
+    pub fn sharing(self, pending: &Pending) -> Journal {
+        Journal {
+            pending: pending.clone(),
+            ..self
+        }
+    }
+
+    /// Waits until the change sets handed over so far are recorded.
+    pub async fn caught_up(&self) {
+        drop(self.pending.gate.lock().await);
+    }
+
+    /// See [`ChangeJournal::record`]; waits for pending change sets first.
     pub fn record(&self, files: Vec<PriorFile>) -> BoxFuture<'static, Result<(), String>> {
-        self.0.record(files)
+        let (inner, this) = (self.inner.clone(), self.clone());
+        Box::pin(async move {
+            this.caught_up().await;
+            inner.record(files).await
+        })
     }
 
-    /// See [`ChangeJournal::store`].
+    /// See [`ChangeJournal::store`]; waits for pending change sets first.
     pub fn store(&self, blobs: Vec<(BlobHash, Vec<u8>)>) -> BoxFuture<'static, Result<(), String>> {
-        self.0.store(blobs)
+        let (inner, this) = (self.inner.clone(), self.clone());
+        Box::pin(async move {
+            this.caught_up().await;
+            inner.store(blobs).await
+        })
+    }
+
+    /// Records the change set `changes` yields without waiting for it: a
+    /// command's result goes back while its changes are still compared.
+    /// Resolves once the change set holds its place: every later record,
+    /// store and [`Pending::settled`] waits until it is recorded.
+    pub async fn record_later(
+        &self,
+        changes: impl std::future::Future<Output = Vec<PriorFile>> + Send + 'static,
+    ) {
+        let held = self.pending.gate.clone().lock_owned().await;
+        let (inner, failures) = (self.inner.clone(), self.pending.failures.clone());
+        tokio::spawn(async move {
+            let files = changes.await;
+            if !files.is_empty()
+                && let Err(why) = inner.record(files).await
+            {
+                tracing::warn!("a command's change set was not recorded: {why}");
+                failures.lock().unwrap_or_else(|p| p.into_inner()).push(why);
+            }
+            drop(held);
+        });
     }
 }
 
 impl std::fmt::Debug for Journal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Journal")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::FutureExt;
+    use std::sync::{Arc, Mutex};
+
+    /// Keeps the paths it records, in order; refuses a path named "bad".
+    #[derive(Default)]
+    struct Order(Mutex<Vec<String>>);
+
+    impl ChangeJournal for Order {
+        fn record(&self, files: Vec<PriorFile>) -> BoxFuture<'static, Result<(), String>> {
+            let result = match files.iter().any(|f| f.path == "bad") {
+                true => Err("the disk is full".to_string()),
+                false => {
+                    let mut order = self.0.lock().unwrap();
+                    order.extend(files.into_iter().map(|f| f.path));
+                    Ok(())
+                }
+            };
+            Box::pin(async move { result })
+        }
+        fn store(&self, _: Vec<(BlobHash, Vec<u8>)>) -> BoxFuture<'static, Result<(), String>> {
+            Box::pin(async { Ok(()) })
+        }
+    }
+
+    fn file(path: &str) -> PriorFile {
+        PriorFile {
+            path: path.into(),
+            content: PriorContent::Absent,
+            mode: None,
+            after_hash: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_later_write_waits_for_the_change_set_still_being_compared() {
+        let order = Arc::new(Order::default());
+        let pending = Pending::default();
+        let journal = Journal::new(order.clone()).sharing(&pending);
+        let (compared, comparing) = tokio::sync::oneshot::channel::<()>();
+        journal
+            .record_later(async move {
+                let _ = comparing.await;
+                vec![file("by the command")]
+            })
+            .await;
+        // Another journal of the same session: the next step's edit.
+        let next = Journal::new(order.clone()).sharing(&pending);
+        let mut edit = next.record(vec![file("by the edit")]);
+        assert!((&mut edit).now_or_never().is_none(), "the edit waits");
+        assert!(order.0.lock().unwrap().is_empty());
+        compared.send(()).unwrap();
+        edit.await.unwrap();
+        assert_eq!(*order.0.lock().unwrap(), ["by the command", "by the edit"]);
+        assert!(pending.settled().await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_change_set_that_could_not_be_recorded_is_reported_once_settled() {
+        let pending = Pending::default();
+        let journal = Journal::new(Arc::new(Order::default())).sharing(&pending);
+        journal.record_later(async { vec![file("bad")] }).await;
+        assert_eq!(pending.settled().await, ["the disk is full"]);
+        assert!(pending.settled().await.is_empty(), "reported once");
     }
 }

@@ -21,6 +21,7 @@ use super::view::composer::Composer;
 use super::view::model_picker::ModelPicker;
 use super::view::question::QuestionView;
 use super::view::resume_picker::ResumePicker;
+use super::view::rewind_picker::RewindPicker;
 use super::view::status_line::{Activity, StatusView};
 use super::view::tool_pane::ToolPane;
 use super::view::{
@@ -69,6 +70,7 @@ pub(crate) enum Popup {
     None,
     Picker(ResumePicker),
     Models(ModelPicker),
+    Rewind(RewindPicker),
 }
 
 /// The UI's whole state.
@@ -129,6 +131,9 @@ pub struct App {
     committed_any: bool,
     pub(crate) ops: Vec<Submission>,
     pub(crate) last_ctrl_c: Option<Instant>,
+    /// When Esc was last pressed on an idle, empty composer (a second press
+    /// soon after opens the rewind list).
+    pub(crate) last_esc: Option<Instant>,
     pub(crate) hint: Option<(String, Instant)>,
     pub(crate) quit: bool,
     /// Whether the terminal has the focus (as it last reported; focused
@@ -183,6 +188,7 @@ impl App {
             committed_any: false,
             ops: Vec::new(),
             last_ctrl_c: None,
+            last_esc: None,
             hint: None,
             quit: false,
             focused: true,
@@ -321,6 +327,7 @@ impl App {
         match &self.popup {
             Popup::Picker(picker) => picker.lines(self.now_ms, width),
             Popup::Models(picker) => picker.lines(width),
+            Popup::Rewind(picker) => picker.lines(self.now_ms, width),
             Popup::None => {
                 let mut lines = if self.mention.open {
                     self.picker_lines(width)

@@ -33,6 +33,11 @@ pub enum SlashCommand {
     Undo,
     /// `/diff`: this session's file changes as one diff.
     Diff,
+    /// `/rewind`: the list of this session's prompts to go back to before
+    /// (as Esc Esc opens it).
+    Rewind,
+    /// `/fork`: copy this session into a new one and open it.
+    Fork,
     /// `/permissions`: the permission mode and the rules in force.
     Permissions,
     /// `/title TEXT`: rename the session.
@@ -50,7 +55,7 @@ pub enum SlashCommand {
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 18] = [
+    pub const ALL: [SlashCommand; 20] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -63,6 +68,8 @@ impl SlashCommand {
         Self::Skills,
         Self::Undo,
         Self::Diff,
+        Self::Rewind,
+        Self::Fork,
         Self::Permissions,
         Self::Title,
         Self::Export,
@@ -86,6 +93,8 @@ impl SlashCommand {
             Self::Skills => "skills",
             Self::Undo => "undo",
             Self::Diff => "diff",
+            Self::Rewind => "rewind",
+            Self::Fork => "fork",
             Self::Permissions => "permissions",
             Self::Title => "title",
             Self::Export => "export",
@@ -138,6 +147,8 @@ impl SlashCommand {
             Self::Skills => "list skills",
             Self::Undo => "restore the files the latest turn changed",
             Self::Diff => "show this session's file changes",
+            Self::Rewind => "go back to before a prompt: conversation, code or both (Esc Esc)",
+            Self::Fork => "copy this session into a new one (the original stays)",
             Self::Permissions => "permission mode and rules in force",
             Self::Title => "rename this session",
             Self::Export => "write the transcript as markdown",
@@ -211,6 +222,8 @@ impl SlashCommand {
             },
             Self::Undo => Op::Undo,
             Self::Diff => Op::Diff,
+            Self::Rewind => Op::ListPrompts,
+            Self::Fork => Op::Fork { before_turn: None },
             Self::Permissions => Op::Permissions,
             Self::Title if arg.is_empty() => {
                 app.notice(NoticeLevel::Warn, "usage: /title TEXT");

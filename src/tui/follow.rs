@@ -6,6 +6,7 @@ use super::transcript::TranscriptItem;
 use super::view::model_picker::ModelPicker;
 use super::view::question::QuestionView;
 use super::view::resume_picker::ResumePicker;
+use super::view::rewind_picker::RewindPicker;
 use super::view::status_line::Activity;
 use super::view::tool_pane::ToolPane;
 use super::view::{mcp_report, sessions_report, skills_report, status_report, tools_report};
@@ -26,7 +27,7 @@ impl App {
             HostEvent::Status { status } => self.status = status,
             HostEvent::Plan { plan } => self.plan = plan,
             HostEvent::SessionTokens { tokens } => self.tokens = tokens,
-            HostEvent::Notice { notice } => self.on_notice(notice),
+            HostEvent::Notice { notice, .. } => self.on_notice(notice),
             HostEvent::UserShellStarted { id, command } => {
                 let call = ToolCall {
                     id,
@@ -74,6 +75,15 @@ impl App {
             }
             HostEvent::Files { entries, truncated } => self.on_files(entries, truncated),
             HostEvent::MentionsChecked { checks } => self.on_mentions_checked(checks),
+            HostEvent::Prompts { prompts, .. } => {
+                self.popup = Popup::Rewind(RewindPicker::new(prompts));
+            }
+            HostEvent::Rewound { outcome, .. } => {
+                self.notice(NoticeLevel::Info, &outcome.describe());
+                if outcome.conversation {
+                    self.restore_prompts(vec![outcome.prompt]);
+                }
+            }
             HostEvent::Sessions { rows } => self.popup = Popup::Picker(ResumePicker::new(rows)),
             HostEvent::ApprovalRequested { id, request } => {
                 self.call_back(format!("approval needed: {}", request.title));

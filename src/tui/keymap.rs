@@ -99,6 +99,12 @@ impl App {
                     .chars()
                     .filter(|c| !c.is_control())
                     .for_each(|c| picker.list.type_char(c)),
+                Popup::Rewind(picker) if picker.chosen.is_none() => {
+                    text.chars().filter(|c| !c.is_control()).for_each(|c| {
+                        picker.type_char(c);
+                    })
+                }
+                Popup::Rewind(_) => {}
                 Popup::None => {
                     self.paste_into_composer(&text);
                     self.slash_open = false;
@@ -143,6 +149,8 @@ impl App {
             Action::Escape => {
                 if self.is_busy() || self.user_command_running() {
                     self.push_op(Op::Interrupt);
+                } else if self.composer.is_empty() {
+                    self.escape_when_idle();
                 }
             }
             Action::CtrlC => self.ctrl_c(),
@@ -212,6 +220,8 @@ impl App {
             Action::Escape | Action::CtrlC => self.popup = Popup::None,
             Action::Up => self.picker_step(-1),
             Action::Down => self.picker_step(1),
+            Action::Submit if matches!(self.popup, Popup::Rewind(_)) => self.rewind_enter(),
+            Action::Edit(key) if matches!(self.popup, Popup::Rewind(_)) => self.rewind_edit(key),
             Action::Submit => {
                 let op = match &self.popup {
                     Popup::Picker(picker) => picker.list.chosen().map(|row| Op::Resume {
@@ -222,7 +232,7 @@ impl App {
                         .chosen()
                         .cloned()
                         .map(|choice| Op::SetModel { choice }),
-                    Popup::None => None,
+                    Popup::Rewind(_) | Popup::None => None,
                 };
                 if let Some(op) = op {
                     self.push_op(op);
@@ -244,6 +254,7 @@ impl App {
         match &mut self.popup {
             Popup::Picker(p) => p.list.step(delta),
             Popup::Models(p) => p.list.step(delta),
+            Popup::Rewind(p) => p.step(delta),
             Popup::None => {}
         }
     }

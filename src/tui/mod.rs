@@ -45,6 +45,7 @@ pub mod mention;
 pub mod notify;
 pub mod options;
 mod picker;
+mod rewind;
 pub mod runner;
 pub mod stream;
 pub mod table;

@@ -247,3 +247,53 @@ async fn a_command_whose_undo_would_be_partial_is_asked_about_and_denied_in_exec
         "{sent}"
     );
 }
+
+/// The code half of a rewind: every turn from the chosen one on is undone
+/// at once, each file back to before the first of them changed it; a file
+/// someone else changed since is left alone and named.
+#[tokio::test(flavor = "multi_thread")]
+async fn restoring_the_code_to_before_a_turn_spans_the_later_turns_and_skips_a_file_changed_since()
+{
+    let replies = vec![
+        call("c1", "write", json!({"path": "a.txt", "content": "one\n"})),
+        Reply::openai_text("first"),
+        call("c2", "write", json!({"path": "a.txt", "content": "two\n"})),
+        call("c3", "write", json!({"path": "b.txt", "content": "bee\n"})),
+        Reply::openai_text("second"),
+        call(
+            "c4",
+            "write",
+            json!({"path": "a.txt", "content": "three\n"}),
+        ),
+        call("c5", "write", json!({"path": "c.txt", "content": "sea\n"})),
+        Reply::openai_text("third"),
+    ];
+    let h = harness(replies).await;
+    let repo = h.dir.path().join("repo");
+    for prompt in ["one", "two", "three"] {
+        h.agent.prompt(prompt).await.unwrap();
+    }
+    std::fs::write(repo.join("b.txt"), "the user's bee\n").unwrap();
+    let report = h.agent.undo_from_turn(2).await.unwrap();
+    assert_eq!(report.turn, Some(2));
+    assert_eq!(report.restored, ["a.txt", "c.txt"]);
+    assert_eq!(
+        report.skipped,
+        [(
+            "b.txt".to_string(),
+            "changed since by someone else".to_string()
+        )]
+    );
+    assert_eq!(std::fs::read(repo.join("a.txt")).unwrap(), b"one\n");
+    assert!(!repo.join("c.txt").exists());
+    assert_eq!(
+        std::fs::read(repo.join("b.txt")).unwrap(),
+        b"the user's bee\n"
+    );
+    // Those turns are undone: nothing of them is restored twice.
+    let again = h.agent.undo_from_turn(2).await.unwrap();
+    assert_eq!(again.turn, None);
+    let first = h.agent.undo_last_turn().await.unwrap();
+    assert_eq!(first.restored, ["a.txt"]);
+    assert!(!repo.join("a.txt").exists());
+}

@@ -249,7 +249,7 @@ async fn a_model_switch_mid_queue_applies_to_the_prompts_after_it() {
     assert_eq!(requests[1].body["model"], "other-model");
     assert!(f.seen.iter().any(|e| matches!(
         e,
-        HostEvent::Notice { notice: light_agent::protocol::Notice::Message { level: NoticeLevel::Info, text } }
+        HostEvent::Notice { notice: light_agent::protocol::Notice::Message { level: NoticeLevel::Info, text }, .. }
             if text.contains("other-model")
     )));
 }
@@ -269,7 +269,7 @@ async fn an_mcp_server_accepted_mid_session_joins_the_next_request() {
     f.until(|e| {
         matches!(
             e,
-            HostEvent::Notice { notice: light_agent::protocol::Notice::Message { text, .. } }
+            HostEvent::Notice { notice: light_agent::protocol::Notice::Message { text, .. }, .. }
                 if text.contains("accepted") && text.contains("proj")
         )
     })
@@ -279,4 +279,166 @@ async fn an_mcp_server_accepted_mid_session_joins_the_next_request() {
     let tools = |i: usize| mock.requests()[i].body["tools"].to_string();
     assert!(!tools(0).contains("mcp__proj__"), "{}", tools(0));
     assert!(tools(1).contains("mcp__proj__"), "{}", tools(1));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ops_answer_in_words_carries_the_ops_id() {
+    let mock = MockModel::start([Reply::openai_text("hi")]).await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "hi");
+    assert_eq!(f.ended("p1").await, StopCause::Done);
+    let answer_to = |id: &'static str| move |e: &HostEvent| matches!(e, HostEvent::Notice { op: Some(op), .. } if op.0 == id);
+    f.submit("mode-1", Op::SetPermissionMode { mode: Mode::Auto });
+    f.submit("diff-1", Op::Diff);
+    f.submit("undo-1", Op::Undo);
+    // Undo and diff answer from their own tasks, in either order.
+    for id in ["mode-1", "diff-1", "undo-1"] {
+        if !f.seen.iter().any(answer_to(id)) {
+            f.until(answer_to(id)).await;
+        }
+    }
+    let Some(HostEvent::Notice { notice, .. }) = f.seen.iter().find(|e| answer_to("mode-1")(e))
+    else {
+        unreachable!()
+    };
+    assert!(
+        format!("{notice:?}").contains("permission mode: auto"),
+        "{notice:?}"
+    );
+}
+
+/// The id of the session the latest [`HostEvent::SessionOpened`] opened.
+fn opened_id(event: &HostEvent) -> Option<String> {
+    match event {
+        HostEvent::SessionOpened { header, .. } => Some(header.id.clone()),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rewound_conversation_stays_rewound_for_the_next_request_and_after_a_resume() {
+    use light_agent::protocol::PromptRow;
+    let mock = MockModel::start([
+        Reply::openai_text("Reply-one"),
+        Reply::openai_text("Reply-two"),
+        Reply::openai_text("Reply-three"),
+        Reply::openai_text("Reply-four"),
+    ])
+    .await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "prompt-one");
+    f.ended("p1").await;
+    f.prompt("p2", "prompt-two");
+    f.ended("p2").await;
+    f.submit("l1", Op::ListPrompts);
+    let listed = f.until(|e| matches!(e, HostEvent::Prompts { .. })).await;
+    let HostEvent::Prompts { op, prompts } = listed else {
+        unreachable!()
+    };
+    assert_eq!(op, OpId::new("l1"));
+    let turns: Vec<(u64, &str)> = prompts
+        .iter()
+        .map(|p: &PromptRow| (p.turn, p.text.as_str()))
+        .collect();
+    assert_eq!(turns, [(2, "prompt-two"), (1, "prompt-one")]);
+
+    f.submit(
+        "r1",
+        Op::Rewind {
+            to_turn: 2,
+            conversation: true,
+            code: false,
+        },
+    );
+    let reopened = f.until(|e| opened_id(e).is_some()).await;
+    let HostEvent::SessionOpened { header, recent } = &reopened else {
+        unreachable!()
+    };
+    let id = header.id.clone();
+    let shown = serde_json::to_string(recent).unwrap();
+    assert!(
+        shown.contains("prompt-one") && !shown.contains("prompt-two"),
+        "{shown}"
+    );
+    let rewound = f.until(|e| matches!(e, HostEvent::Rewound { .. })).await;
+    let HostEvent::Rewound { op, outcome } = rewound else {
+        unreachable!()
+    };
+    assert_eq!(op, OpId::new("r1"));
+    assert_eq!((outcome.turn, outcome.prompt.as_str()), (2, "prompt-two"));
+    assert!(outcome.conversation && !outcome.code);
+
+    let sent = |mock: &MockModel| mock.requests().last().unwrap().body.to_string();
+    f.prompt("p3", "prompt-three");
+    f.ended("p3").await;
+    let body = sent(&mock);
+    assert!(
+        body.contains("Reply-one") && !body.contains("Reply-two"),
+        "{body}"
+    );
+
+    // A fresh agent on the session (a resume) reads the rewound history too.
+    f.submit("n", Op::NewSession);
+    f.until(|e| opened_id(e).is_some_and(|o| o != id)).await;
+    f.submit(
+        "r",
+        Op::Resume {
+            session: id.clone(),
+        },
+    );
+    f.until(|e| opened_id(e).as_deref() == Some(id.as_str()))
+        .await;
+    f.prompt("p4", "prompt-four");
+    f.ended("p4").await;
+    let body = sent(&mock);
+    for kept in ["prompt-one", "Reply-one", "prompt-three", "Reply-three"] {
+        assert!(body.contains(kept), "{kept} missing: {body}");
+    }
+    assert!(
+        !body.contains("prompt-two") && !body.contains("Reply-two"),
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_a_rewind_the_pinned_plan_is_the_one_set_before_it() {
+    let plan = |step: &str| {
+        OpenAiStream::new()
+            .tool_call(
+                "call_plan",
+                "update_plan",
+                &[&json!({"plan": [{"step": step, "status": "in_progress"}]}).to_string()],
+            )
+            .into_reply()
+    };
+    let mock = MockModel::start([
+        plan("first-step"),
+        Reply::openai_text("one"),
+        plan("second-step"),
+        Reply::openai_text("two"),
+    ])
+    .await;
+    let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
+    f.prompt("p1", "prompt-one");
+    f.ended("p1").await;
+    f.prompt("p2", "prompt-two");
+    f.ended("p2").await;
+    let steps = |e: &HostEvent| match e {
+        HostEvent::Plan { plan } => Some(plan.plan.iter().map(|s| s.step.clone()).collect()),
+        _ => None::<Vec<String>>,
+    };
+    assert_eq!(
+        f.seen.iter().rev().find_map(steps).unwrap(),
+        ["second-step"]
+    );
+    let rewind = Op::Rewind {
+        to_turn: 2,
+        conversation: true,
+        code: false,
+    };
+    f.submit("r1", rewind);
+    f.until(|e| matches!(e, HostEvent::Rewound { .. })).await;
+    let reopened = f.seen.iter().rposition(|e| opened_id(e).is_some()).unwrap();
+    let after: Vec<Vec<String>> = f.seen[reopened..].iter().filter_map(steps).collect();
+    assert_eq!(after.last().unwrap(), &["first-step"], "{after:?}");
 }

@@ -85,5 +85,7 @@ mod tui_mentions_e2e;
 mod tui_notify_e2e;
 mod tui_question_e2e;
 mod tui_render;
+mod tui_rewind;
+mod tui_rewind_e2e;
 mod tui_shell_e2e;
 mod web_fetch;

@@ -141,6 +141,7 @@ impl Fixture {
                         Notice::Subagent {
                             call_id: c, event, ..
                         },
+                    ..
                 } if c == call_id => Some((**event).clone()),
                 _ => None,
             })

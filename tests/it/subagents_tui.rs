@@ -25,6 +25,7 @@ fn task_call(id: &str) -> ToolCall {
 
 fn child(call_id: &str, event: AgentEvent) -> HostEvent {
     HostEvent::Notice {
+        op: None,
         notice: Notice::Subagent {
             call_id: call_id.into(),
             session_id: "s-child".into(),
@@ -60,6 +61,7 @@ fn a_running_child_shows_its_status_in_its_pane_and_its_steps_in_the_transcript(
     input(
         &mut app,
         HostEvent::Notice {
+            op: None,
             notice: Notice::ToolOutput {
                 call_id: "c1".into(),
                 text: "step 1 · grep".into(),

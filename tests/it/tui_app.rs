@@ -633,6 +633,7 @@ fn a_dropped_partial_answer_never_reaches_scrollback_and_the_retry_streams_afres
     input(
         &mut app,
         HostEvent::Notice {
+            op: None,
             notice: Notice::PartialDropped,
         },
     );

@@ -215,6 +215,7 @@ fn notices() {
         input(
             app,
             HostEvent::Notice {
+                op: None,
                 notice: Notice::Retrying {
                     attempt: 2,
                     delay: Duration::from_secs(4),
@@ -234,6 +235,7 @@ fn notices() {
         input(
             app,
             HostEvent::Notice {
+                op: None,
                 notice: Notice::Message {
                     level: NoticeLevel::Error,
                     text: "storage failed: disk full".into(),
@@ -243,6 +245,7 @@ fn notices() {
         input(
             app,
             HostEvent::Notice {
+                op: None,
                 notice: Notice::Message {
                     level: NoticeLevel::Info,
                     text: "session 5f3a9c21 · model claude-sonnet\ncwd /repo".into(),
@@ -302,6 +305,7 @@ fn status_line_states() {
                     input(
                         app,
                         HostEvent::Notice {
+                            op: None,
                             notice: Notice::Retrying {
                                 attempt: 3,
                                 delay: Duration::from_secs(8),

@@ -2,7 +2,7 @@
 //! answer, and how its host events become `session/update`s, answers and
 //! `session/request_permission` requests.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use agent_client_protocol_schema::v1::{
@@ -104,11 +104,6 @@ pub struct AcpSession {
     cancelled: HashSet<OpId>,
     /// Tools the user rejected for the session ("reject always").
     rejected: HashSet<String>,
-    /// `/undo` and `/diff` prompts, answered by the next message notice
-    /// (the host answers those ops with one).
-    by_notice: VecDeque<OpId>,
-    /// Mode changes sent whose notice has not come back.
-    modes_due: usize,
     /// Whether a plan was shown (an empty plan then clears it).
     plan_shown: bool,
     next_prompt: u64,
@@ -145,8 +140,6 @@ impl AcpSession {
             jobs: HashMap::new(),
             cancelled: HashSet::new(),
             rejected: HashSet::new(),
-            by_notice: VecDeque::new(),
-            modes_due: 0,
             plan_shown: false,
             next_prompt: 0,
         }
@@ -172,9 +165,6 @@ impl AcpSession {
         self.next_prompt += 1;
         let op_id = OpId(format!("prompt-{}", self.next_prompt));
         self.prompts.insert(op_id.clone(), id);
-        if matches!(op, Op::Undo | Op::Diff) {
-            self.by_notice.push_back(op_id.clone());
-        }
         self.host.submit(Submission::new(op_id.0, op));
     }
 
@@ -187,7 +177,6 @@ impl AcpSession {
     /// Uses `mode` from the next gated call on and tells the client.
     pub fn set_mode(&mut self, out: &mut Out, mode: PermissionMode) -> Result<(), OutputError> {
         self.mode = mode;
-        self.modes_due += 1;
         self.host
             .submit(Submission::new("", Op::SetPermissionMode { mode }));
         self.update(
@@ -318,26 +307,25 @@ impl AcpSession {
                 self.update(out, updates::plan(&plan))?;
             }
             HostEvent::Notice {
+                op,
                 notice: Notice::Message { level, text },
-            } => self.on_message(out, level, text)?,
+            } => self.on_message(out, op, level, text)?,
             _ => {}
         }
         Ok(None)
     }
 
-    /// A message notice: the answer to the oldest `/undo` or `/diff` when
-    /// one waits (notices carry no op id; the host's only other message
-    /// from this session's ops, a mode change's, is told apart by its
-    /// text while one is due), else logged.
+    /// A message notice: the whole answer to a prompt that was a slash
+    /// command (`/undo`, `/diff`), when it carries that prompt's op id;
+    /// else logged.
     fn on_message(
         &mut self,
         out: &mut Out,
+        op: Option<OpId>,
         level: NoticeLevel,
         text: String,
     ) -> Result<(), OutputError> {
-        if self.modes_due > 0 && text.starts_with("permission mode: ") {
-            self.modes_due -= 1;
-        } else if let Some(op) = self.by_notice.pop_front() {
+        if let Some(op) = op.filter(|op| self.prompts.contains_key(op)) {
             let chunk = ContentChunk::new(ContentBlock::from(text));
             self.update(out, SessionUpdate::AgentMessageChunk(chunk))?;
             return self.end_prompt(out, &op, Ok(StopReason::EndTurn));

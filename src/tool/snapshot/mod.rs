@@ -124,6 +124,9 @@ impl Snapshots {
     /// Stores what `root` holds that a command could destroy, before it
     /// runs; resolves once the journal holds it.
     pub async fn take(&self, root: &Root, journal: &Journal) -> Result<Before, String> {
+        // The previous command's change set is read from the tree as it
+        // is now: this command must not run before it is.
+        journal.caught_up().await;
         let (this, root) = (self.clone(), root.clone());
         let (before, blobs) = tokio::task::spawn_blocking(move || this.scan(&root))
             .await

@@ -25,6 +25,7 @@ pub mod plan;
 pub mod question;
 pub mod report;
 pub mod resume_picker;
+pub mod rewind_picker;
 pub mod session_header;
 pub mod sessions_report;
 pub mod skills_report;

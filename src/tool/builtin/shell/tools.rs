@@ -130,8 +130,8 @@ impl Tool for ShellTool {
             } else {
                 None
             };
-            let mut output = run(&shell, &ctx, args, cwd, leaves_sandbox).await;
-            shell.record_after(&ctx, before, &mut output).await;
+            let output = run(&shell, &ctx, args, cwd, leaves_sandbox).await;
+            shell.record_after(&ctx, before).await;
             output
         });
         task.await

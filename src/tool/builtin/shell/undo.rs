@@ -91,22 +91,19 @@ impl Shell {
         Ok(Some(before))
     }
 
-    /// Records what the command did since `before` as this call's change
-    /// set; a failure is noted in `output`.
-    pub(super) async fn record_after(
-        &self,
-        ctx: &ToolContext,
-        before: Option<Before>,
-        output: &mut ToolOutput,
-    ) {
+    /// Hands what the command did since `before` to the journal as this
+    /// call's change set. The comparison runs after the result has gone
+    /// back (the journal's later writes, and the turn's end, wait for it),
+    /// so a command pays for one `git status`, not two; a change set that
+    /// could not be recorded is reported when the turn ends.
+    pub(super) async fn record_after(&self, ctx: &ToolContext, before: Option<Before>) {
         let (Some(before), Some(journal)) = (before, &ctx.journal) else {
             return;
         };
-        if let Err(why) = record(self, &ctx.root, journal, before).await {
-            output.content.push_str(&format!(
-                "[what the command changed could not be recorded for undo: {why}]\n"
-            ));
-        }
+        let (snapshots, root) = (self.snapshots().clone(), ctx.root.clone());
+        journal
+            .record_later(async move { snapshots.changes(&root, before).await })
+            .await;
     }
 
     /// Runs the user's own command (`!cmd`) in `root`'s directory with a
