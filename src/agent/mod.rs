@@ -19,6 +19,7 @@ mod recall;
 mod recall_search;
 mod skill_tool;
 mod stream;
+pub mod task;
 mod tools;
 mod turn;
 pub mod undo;
@@ -695,6 +696,13 @@ impl Agent {
     /// (something outside the loop, like an MCP server, that the user should know).
     pub fn warn(&self, text: impl Into<String>) {
         self.shared.hub.notice(Notice::warning(text));
+    }
+
+    /// Where a tool of this agent sends notices (`task`'s tagged child
+    /// events); holds no handle, so it keeps no worker alive.
+    pub fn notice_sink(&self) -> task::NoticeSink {
+        let shared = self.shared.clone();
+        Arc::new(move |notice| shared.hub.notice(notice))
     }
 
     /// Host notices (retry waits, warnings) from now on.

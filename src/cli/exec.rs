@@ -200,6 +200,17 @@ fn show(
             tell_how_to_allow(event);
             Ok(())
         }
+        // A subagent's events, tagged with the parent's call (`--json`).
+        (
+            Format::Json,
+            HostEvent::Notice {
+                notice: notice @ Notice::Subagent { .. },
+                ..
+            },
+        ) => match serde_json::to_string(notice) {
+            Ok(line) => stdout.json_line(&line),
+            Err(_) => Ok(()),
+        },
         (_, HostEvent::Notice { notice, .. }) => {
             if *notice == Notice::PartialDropped && format == Format::Text {
                 // The dropped part stays on its own line.
@@ -337,7 +348,7 @@ fn print_notice(notice: &Notice) {
             };
             output::eprintln(&format!("{label}: {text}"));
         }
-        Notice::ToolOutput { .. } => {}
+        Notice::ToolOutput { .. } | Notice::Subagent { .. } => {}
     }
 }
 

@@ -3,9 +3,10 @@
 use std::path::Path;
 
 use anyhow::Result;
+use light_agent::protocol::AgentEvent;
 use light_agent::protocol::now_millis;
 use light_agent::session::transcript::{markdown_header, push_logged};
-use light_agent::session::{SessionInfo, SessionManager, SessionStatus};
+use light_agent::session::{ChildLink, SessionInfo, SessionManager, SessionStatus};
 use light_agent::tui::view::format_age;
 use light_agent::tui::view::session_header::turns;
 use serde_json::json;
@@ -81,15 +82,32 @@ const SHOW_PAGE_BYTES: usize = 256 * 1024;
 /// Prints one session, as markdown or as JSON lines, page by page from the
 /// database (pages bounded in events and bytes) and event by event to the
 /// output, so memory stays bounded however long the log and its events are.
+/// A subagent's steps are printed under the `task` call that ran it, before
+/// its result (JSON: `{"type":"subagent", call_id, session_id, agent, event}`).
 pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit> {
     let id = &manager.resolve(id).await?;
-    let session = manager.open_session(id).await?;
     let mut out = output::stdout();
-    let mut text = String::new();
     if !json {
         let info = manager.info(id).await?;
-        text = markdown_header(&info);
+        out.text(&markdown_header(&info))?;
     }
+    let children = manager.children(id).await?;
+    print_events(manager, id, json, &mut out, None, &children).await?;
+    out.flush()?;
+    Ok(Exit::Success)
+}
+
+/// Prints the events of session `id`; `child` tags them as a subagent's.
+async fn print_events(
+    manager: &SessionManager,
+    id: &str,
+    json: bool,
+    out: &mut output::SafeWriter<std::io::BufWriter<std::io::Stdout>>,
+    child: Option<&ChildLink>,
+    children: &[ChildLink],
+) -> Result<()> {
+    let session = manager.open_session(id).await?;
+    let mut text = String::new();
     let rewinds = session.rewinds().await?;
     let mut after = 0;
     loop {
@@ -101,16 +119,44 @@ pub async fn show(manager: &SessionManager, id: &str, json: bool) -> Result<Exit
         };
         after = *last;
         for (seq, event) in &page {
-            if json {
-                out.json_line(&serde_json::to_string(event)?)?;
-            } else {
-                push_logged(&mut text, *seq, event, &rewinds);
-                out.text(&text)?;
-                text.clear();
+            if let AgentEvent::ToolResult { outcome, .. } = event {
+                for link in children.iter().filter(|c| c.parent_call_id == outcome.id) {
+                    if !json {
+                        out.text(&format!(
+                            "\n### subagent `{}` · session `{}`\n",
+                            link.agent, link.child_id
+                        ))?;
+                    }
+                    Box::pin(print_events(
+                        manager,
+                        &link.child_id,
+                        json,
+                        out,
+                        Some(link),
+                        &[],
+                    ))
+                    .await?;
+                    if !json {
+                        out.text("\n### end of subagent\n")?;
+                    }
+                }
+            }
+            match (json, child) {
+                (true, None) => out.json_line(&serde_json::to_string(event)?)?,
+                (true, Some(link)) => out.json_line(&serde_json::to_string(&json!({
+                    "type": "subagent",
+                    "call_id": link.parent_call_id,
+                    "session_id": link.child_id,
+                    "agent": link.agent,
+                    "event": event,
+                }))?)?,
+                (false, _) => {
+                    push_logged(&mut text, *seq, event, &rewinds);
+                    out.text(&text)?;
+                    text.clear();
+                }
             }
         }
     }
-    out.text(&text)?;
-    out.flush()?;
-    Ok(Exit::Success)
+    Ok(())
 }

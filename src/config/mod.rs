@@ -52,8 +52,8 @@ pub use providers::{BUILTIN_PROFILES, BuiltinProfile, ProviderKind, ProviderProf
 pub use raw::{NOTIFICATION_MODES, SANDBOX_MODES};
 pub use resolve::{BASE_URL_ENV, LOG_ENV, MODEL_ENV, PERMISSIONS_ENV, PROVIDER_ENV, resolve};
 pub use settings::{
-    Env, Flags, HOOK_EVENTS, HookSetting, HookSettings, PermissionSettings, Resolution,
-    SandboxSettings, Settings, ShellSettings, TuiSettings, WebSettings,
+    AgentsSettings, Env, Flags, HOOK_EVENTS, HookSetting, HookSettings, PermissionSettings,
+    Resolution, SandboxSettings, Settings, ShellSettings, TuiSettings, WebSettings,
 };
 pub use show::show;
 pub use starter::starter_file;

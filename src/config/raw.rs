@@ -39,6 +39,7 @@ pub(crate) struct RawConfig {
     pub shell: RawShell,
     pub web: RawWeb,
     pub hooks: RawHooks,
+    pub agents: RawAgents,
     pub permissions: RawPermissions,
     /// One line per ignored key, naming file, line and column.
     #[serde(skip)]
@@ -193,6 +194,15 @@ pub(crate) struct RawWeb {
     pub allow_private: Option<bool>,
     pub private_hosts: Option<Vec<String>>,
     pub small_model: Option<String>,
+}
+
+/// The `[agents]` table (the `task` tool and its subagents).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct RawAgents {
+    pub enabled: Option<bool>,
+    #[serde(deserialize_with = "positive")]
+    pub max_parallel: Option<u32>,
 }
 
 /// The `[shell]` table.

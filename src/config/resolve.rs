@@ -15,9 +15,9 @@ use super::providers::{
 };
 use super::raw::{self, RawConfig};
 use super::{
-    ConfigError, Env, Flags, HookSetting, HookSettings, PermissionSettings, ProviderKind,
-    ProviderProfile, Resolution, SandboxSettings, Settings, ShellSettings, TuiSettings,
-    WebSettings,
+    AgentsSettings, ConfigError, Env, Flags, HookSetting, HookSettings, PermissionSettings,
+    ProviderKind, ProviderProfile, Resolution, SandboxSettings, Settings, ShellSettings,
+    TuiSettings, WebSettings,
 };
 use crate::permission::{Mode, RuleList, RuleSource};
 
@@ -219,6 +219,13 @@ pub fn resolve(
         },
         hooks: HookSettings {
             entries: hook_settings(&raw.hooks),
+        },
+        agents: AgentsSettings {
+            enabled: raw.agents.enabled.unwrap_or(false),
+            max_parallel: raw
+                .agents
+                .max_parallel
+                .map_or(AgentsSettings::default().max_parallel, |n| n as usize),
         },
         web: WebSettings {
             allow_private: raw.web.allow_private.unwrap_or(false),

@@ -162,6 +162,25 @@ pub struct WebSettings {
     pub small_model: Option<String>,
 }
 
+/// Whether the `task` tool runs subagents, and how many at once (`[agents]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentsSettings {
+    /// Whether `task` is offered. Off by default: its definition would take
+    /// the base prompt past its 2 000-token budget (docs/PERFORMANCE.md).
+    pub enabled: bool,
+    /// Children that run at once; further `task` calls wait (default 4).
+    pub max_parallel: usize,
+}
+
+impl Default for AgentsSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            max_parallel: 4,
+        }
+    }
+}
+
 /// How commands run (`[shell]`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ShellSettings {
@@ -219,6 +238,8 @@ pub struct Settings {
     pub web: WebSettings,
     /// Commands run on the agent's events (`[[hooks.PreToolUse]]`, …).
     pub hooks: HookSettings,
+    /// Subagents (`[agents]`).
+    pub agents: AgentsSettings,
     /// The permission mode and rules.
     pub permissions: PermissionSettings,
     /// `[models.NAME] edit_format` of the model: `"patch"` or `"replace"`;

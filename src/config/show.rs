@@ -102,6 +102,10 @@ pub fn show(settings: &Settings) -> String {
         line(&mut out, "timeout_sec", &hook.timeout_sec.to_string());
     }
 
+    out.push_str("\n[agents]\n");
+    line(&mut out, "enabled", &s.agents.enabled.to_string());
+    line(&mut out, "max_parallel", &s.agents.max_parallel.to_string());
+
     out.push_str("\n[web]\n");
     line(&mut out, "allow_private", &s.web.allow_private.to_string());
     let hosts: Vec<String> = s.web.private_hosts.iter().map(|h| quote(h)).collect();

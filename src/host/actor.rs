@@ -532,7 +532,7 @@ impl Actor {
             &self.config.cwd,
             &self.config.paths,
             &self.config.settings,
-            adaptor,
+            adaptor.clone(),
             Some(self.session.clone()),
             &gate,
         );
@@ -548,6 +548,20 @@ impl Actor {
         }
         if let Err(e) = self.attach_shell(&agent) {
             self.notice(NoticeLevel::Error, e.to_string());
+        }
+        let children = super::subagents::Parts {
+            cwd: self.config.cwd.clone(),
+            paths: self.config.paths.clone(),
+            settings: self.config.settings.clone(),
+            adaptor: adaptor.clone(),
+            manager: self.manager.clone(),
+            parent: self.session.clone(),
+            shell: self.shell.clone(),
+            gate: gate.clone(),
+            hooks: self.shared.approver.hooks.clone(),
+        };
+        for warning in super::subagents::register(&agent, children) {
+            self.notice(NoticeLevel::Warn, warning);
         }
         let jobs = JobOps::default();
         let forwarder = Forwarder::start(

@@ -288,9 +288,24 @@ pub fn agent(
     session: Option<AgentSession>,
     gate: &Gate,
 ) -> Result<(Agent, Vec<String>)> {
+    let (context, warnings) = context_config(cwd, paths, settings);
+    let agent = agent_with_context(cwd, paths, settings, adaptor, session, gate, context)?;
+    Ok((agent, warnings))
+}
+
+/// [`agent`] with a context made already (a subagent's, with its
+/// definition's prompt among the project instructions).
+pub fn agent_with_context(
+    cwd: &Path,
+    paths: &Paths,
+    settings: &Settings,
+    adaptor: Arc<dyn Adaptor>,
+    session: Option<AgentSession>,
+    gate: &Gate,
+    context: ContextConfig,
+) -> Result<Agent> {
     let mode = gate.mode(settings);
     let writing = mode.offers_writes().then(|| edit_format(settings));
-    let (context, warnings) = context_config(cwd, paths, settings);
     let agent = Agent::new(AgentConfig {
         cwd: cwd.to_path_buf(),
         session,
@@ -318,7 +333,7 @@ pub fn agent(
     agent.set_permits(
         Permits::new(policy, gate.approver.clone()).with_read_denied(denied.paths().to_vec()),
     );
-    Ok((agent, warnings))
+    Ok(agent)
 }
 
 /// How long after their start the TUI's prompts wait for MCP servers still

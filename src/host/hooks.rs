@@ -71,6 +71,13 @@ impl HookSlot {
         *lock(&self.0) = Some(Arc::new(scene));
     }
 
+    /// The hooks in force, if any were set.
+    pub(super) fn current(&self) -> Option<Hooks> {
+        lock(&self.0)
+            .as_ref()
+            .map(|scene| Hooks::clone(&scene.hooks))
+    }
+
     /// The `Notification` hooks for `kind` (`permission_prompt`,
     /// `elicitation_dialog`) with `message`, as a future that ends when
     /// they do. Dropping it (the request was answered or withdrawn) kills

@@ -36,6 +36,7 @@ mod project_mcp_ops;
 mod reports;
 mod rewind;
 mod sessions;
+mod subagents;
 mod user_shell;
 pub mod web;
 mod workspace;

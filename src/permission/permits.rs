@@ -146,6 +146,23 @@ impl Permits {
         }
     }
 
+    /// The same permits asking `approver` instead (a subagent's, which
+    /// names the child in each request it passes on). A hook's answer
+    /// about the call they were made for is not carried over: the child's
+    /// calls are others.
+    pub fn with_approver(&self, approver: Option<Arc<dyn Approver>>) -> Permits {
+        Permits {
+            inner: Arc::new(Inner {
+                policy: self.inner.policy.clone(),
+                approver,
+                session_tools: Mutex::new(self.session_tools_guard().clone()),
+                session_commands: Mutex::new(self.session_commands_guard().clone()),
+                read_denied: self.inner.read_denied.clone(),
+            }),
+            hook: None,
+        }
+    }
+
     /// Tools the user allowed for the rest of this session, sorted.
     pub fn session_tools(&self) -> Vec<String> {
         self.session_tools_guard().iter().cloned().collect()
@@ -502,6 +519,13 @@ mod tests {
         assert!(asking.request(gate.clone(), req.clone()).await.is_err());
         assert_eq!(no.asked.load(Ordering::SeqCst), 1, "the hook's ask asked");
         assert_eq!(permits.request(gate, req).await, Ok(()), "only that call");
+
+        // A subagent's permits come from its `task` call's: the hook's
+        // answer about that call does not reach the child's calls.
+        let (gate, req) = edit("notes.md");
+        let child = allowed.with_approver(Some(no.clone()));
+        assert!(child.request(gate, req).await.is_err());
+        assert_eq!(no.asked.load(Ordering::SeqCst), 2, "the child's call asked");
     }
 
     #[tokio::test]

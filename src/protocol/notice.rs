@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::AgentEvent;
+
 /// Something to show that is not part of the session log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "notice", rename_all = "snake_case")]
@@ -36,6 +38,20 @@ pub enum Notice {
         call_id: String,
         /// What to show now.
         text: String,
+    },
+    /// A canonical event (no deltas) of the subagent that the `task` call
+    /// `call_id` runs, for front ends to show under that call. Never logged
+    /// in the parent's session (the child's session holds it), never sent
+    /// to the model.
+    Subagent {
+        /// The parent's `task` call.
+        call_id: String,
+        /// The child's session id (empty when it has none).
+        session_id: String,
+        /// The agent definition it runs.
+        agent: String,
+        /// What happened in the child.
+        event: Box<AgentEvent>,
     },
 }
 

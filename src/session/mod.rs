@@ -39,6 +39,7 @@
 mod actor;
 mod agent_session;
 mod calls;
+mod children;
 mod choices;
 mod error;
 mod id;
@@ -56,6 +57,7 @@ use std::path::{Path, PathBuf};
 use crate::protocol::{AgentEvent, Meta};
 
 pub use agent_session::AgentSession;
+pub use children::ChildLink;
 pub use choices::{Decision, ProjectChoice};
 pub use error::SessionError;
 pub use images::StoredImage;

@@ -144,6 +144,16 @@ const MIGRATIONS: &[&str] = &[
         created_at   INTEGER NOT NULL
     );
     CREATE INDEX rewinds_by_session ON rewinds (session_id, from_turn);",
+    // v8: subagents. A child session (the `task` tool's) names the session
+    // and the tool call that started it; session lists leave children out,
+    // `show` prints a child's steps under its call.
+    "CREATE TABLE session_children (
+        child_id       TEXT PRIMARY KEY NOT NULL,
+        parent_id      TEXT NOT NULL,
+        parent_call_id TEXT NOT NULL,
+        agent          TEXT NOT NULL
+    );
+    CREATE INDEX session_children_by_parent ON session_children (parent_id);",
 ];
 
 /// The schema version this build reads and writes.

@@ -180,6 +180,7 @@ impl Store {
             Some(cwd) => {
                 let sql = format!(
                     "SELECT {SESSION_COLUMNS} FROM sessions WHERE cwd = ?1 AND event_count > 0
+                     AND id NOT IN (SELECT child_id FROM session_children)
                      ORDER BY updated_at DESC LIMIT ?2"
                 );
                 let mut statement = self.conn.prepare_cached(&sql)?;
@@ -190,6 +191,7 @@ impl Store {
             None => {
                 let sql = format!(
                     "SELECT {SESSION_COLUMNS} FROM sessions WHERE event_count > 0
+                     AND id NOT IN (SELECT child_id FROM session_children)
                      ORDER BY updated_at DESC LIMIT ?1"
                 );
                 let mut statement = self.conn.prepare_cached(&sql)?;

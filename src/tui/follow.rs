@@ -2,6 +2,7 @@
 //! the job updates that are its only source of running / idle / queued.
 
 use super::app::{App, LiveTool, Popup};
+use super::transcript::TranscriptItem;
 use super::view::model_picker::ModelPicker;
 use super::view::question::QuestionView;
 use super::view::resume_picker::ResumePicker;
@@ -152,6 +153,16 @@ impl App {
                     tool.pane.live = Some(text);
                 }
             }
+            Notice::Subagent {
+                call_id,
+                agent,
+                event,
+                ..
+            } => self.transcript.push(TranscriptItem::Subagent {
+                call_id,
+                agent,
+                event: *event,
+            }),
         }
     }
 

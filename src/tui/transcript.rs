@@ -32,6 +32,16 @@ pub enum TranscriptItem {
     Event(AgentEvent),
     /// A notice shown to the user.
     Notice(NoticeLevel, String),
+    /// An event of the subagent that `task` call `call_id` runs, shown
+    /// indented under its agent's name.
+    Subagent {
+        /// The parent's `task` call.
+        call_id: String,
+        /// The agent definition's name.
+        agent: String,
+        /// The child's event.
+        event: AgentEvent,
+    },
 }
 
 /// Byte ranges of every match of `query` in `text`, ignoring ASCII case.
@@ -167,6 +177,20 @@ fn flatten(item: &TranscriptItem, lines: &mut Vec<(Kind, String)>) {
         }
     };
     match item {
+        TranscriptItem::Subagent {
+            call_id,
+            agent,
+            event,
+        } => {
+            let mut child = Vec::new();
+            flatten(&TranscriptItem::Event(event.clone()), &mut child);
+            lines.extend(
+                child
+                    .into_iter()
+                    .filter(|(_, text)| !text.is_empty())
+                    .map(|(kind, text)| (kind, format!("  │ {agent} [{call_id}] {text}"))),
+            );
+        }
         TranscriptItem::Header(h) => push(
             Kind::Header,
             &format!("══ session {} · {} ══", h.id, h.title),

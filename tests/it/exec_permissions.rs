@@ -27,7 +27,7 @@ pub(crate) fn config(f: &Workspace, toml: &str) {
     std::fs::write(f.home.join("config.toml"), toml).unwrap();
 }
 
-fn tool_names(body: &serde_json::Value) -> Vec<String> {
+pub(crate) fn tool_names(body: &serde_json::Value) -> Vec<String> {
     body["tools"]
         .as_array()
         .map(|tools| {

@@ -59,6 +59,8 @@ mod session_tail;
 mod shell_process;
 mod shell_sandbox;
 mod shutdown_bounds;
+mod subagents;
+mod subagents_tui;
 mod system_prompt;
 mod tool_cancel;
 mod tool_cli;

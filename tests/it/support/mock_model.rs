@@ -88,6 +88,8 @@ pub struct Reply {
     chunk_delay: Duration,
     first_byte_delay: Duration,
     ending: Ending,
+    /// Sent only once this turns true (see [`Reply::held_until`]).
+    hold: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl Reply {
@@ -103,6 +105,7 @@ impl Reply {
             chunk_delay: Duration::ZERO,
             first_byte_delay: Duration::ZERO,
             ending: Ending::Complete,
+            hold: None,
         }
     }
 
@@ -180,6 +183,14 @@ impl Reply {
     /// reading a long prompt).
     pub fn first_byte_delay(mut self, delay: Duration) -> Self {
         self.first_byte_delay = delay;
+        self
+    }
+
+    /// Holds the reply (nothing is sent, not even the status line) until
+    /// `gate` turns true: requests that must all arrive before any is
+    /// answered (subagents running in parallel).
+    pub fn held_until(mut self, gate: tokio::sync::watch::Receiver<bool>) -> Self {
+        self.hold = Some(gate);
         self
     }
 
@@ -467,6 +478,9 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
         Reply::status(418)
             .body_json(json!({ "error": { "message": "mock: no scripted reply left" } }))
     });
+    if let Some(mut gate) = reply.hold.clone() {
+        let _ = gate.wait_for(|open| *open).await;
+    }
     if !reply.first_byte_delay.is_zero() {
         tokio::time::sleep(reply.first_byte_delay).await;
     }
