@@ -12,6 +12,7 @@ use super::forward::{Forwarder, JobOps};
 use super::user_shell::UserNotes;
 use super::{Envelope, HostConfig, HostError, McpWait, Shared, build, lock};
 use crate::agent::Agent;
+use crate::agent::task::AgentDefinition;
 use crate::ai::Adaptor;
 use crate::mcp::{McpServers, ServerState};
 use crate::permission::Mode;
@@ -199,6 +200,7 @@ impl Actor {
         self.put_agent();
         self.join_project_mcp().await;
         self.join_project_hooks().await;
+        self.join_project_agents().await;
         self.send_tokens().await;
         self.send_plan().await;
     }
@@ -291,6 +293,8 @@ impl Actor {
             Op::DecideProjectMcp { accept } => self.decide_project_mcp(accept).await,
             Op::Hooks => self.list_hooks().await,
             Op::DecideProjectHooks { accept } => self.decide_project_hooks(accept).await,
+            Op::Agents => self.list_agents().await,
+            Op::DecideProjectAgents { accept } => self.decide_project_agents(accept).await,
             Op::KillJob { job } => self.kill_job(&job).await,
             Op::Withdraw { job } => {
                 if let Some(agent) = self.agent() {
@@ -480,6 +484,7 @@ impl Actor {
             self.put_agent();
             self.join_project_mcp().await;
             self.join_project_hooks().await;
+            self.join_project_agents().await;
         }
         self.status();
         Ok(())
@@ -502,19 +507,9 @@ impl Actor {
         Ok(())
     }
 
-    /// Puts an agent on the current session (when there is a model) without
-    /// re-showing the session: its shell, notices, MCP servers (and the
-    /// project's accepted or not yet offered `.mcp.json`), and the session's
-    /// history as its first job.
-    fn put_agent(&mut self) {
-        let adaptor = match &self.adaptor {
-            Ok(adaptor) => adaptor.clone(),
-            Err(why) => {
-                self.slot = Slot::NoModel { why: why.clone() };
-                return;
-            }
-        };
-        let gate = build::Gate {
+    /// How the agents this host makes ask and answer.
+    fn gate(&self) -> build::Gate {
+        build::Gate {
             default_mode: self.config.default_mode,
             approver: self
                 .shared
@@ -527,7 +522,45 @@ impl Actor {
                 .answers()
                 .then(|| self.shared.approver.clone() as Arc<dyn crate::tool::builtin::Asker>),
             editor: self.config.editor.clone(),
+        }
+    }
+
+    /// Registers `task` on `agent` when `[agents] enabled`, with `project`'s
+    /// agent definitions besides the user's (see
+    /// [`super::subagents::register`]).
+    pub(super) fn register_subagents(&self, agent: &Agent, project: Vec<AgentDefinition>) {
+        let Ok(adaptor) = &self.adaptor else {
+            return;
         };
+        let children = super::subagents::Parts {
+            cwd: self.config.cwd.clone(),
+            paths: self.config.paths.clone(),
+            settings: self.config.settings.clone(),
+            adaptor: adaptor.clone(),
+            manager: self.manager.clone(),
+            parent: self.session.clone(),
+            shell: self.shell.clone(),
+            gate: self.gate(),
+            hooks: self.shared.approver.hooks.clone(),
+        };
+        for warning in super::subagents::register(agent, children, project) {
+            self.notice(NoticeLevel::Warn, warning);
+        }
+    }
+
+    /// Puts an agent on the current session (when there is a model) without
+    /// re-showing the session: its shell, notices, MCP servers (and the
+    /// project's accepted or not yet offered `.mcp.json`), and the session's
+    /// history as its first job.
+    fn put_agent(&mut self) {
+        let adaptor = match &self.adaptor {
+            Ok(adaptor) => adaptor.clone(),
+            Err(why) => {
+                self.slot = Slot::NoModel { why: why.clone() };
+                return;
+            }
+        };
+        let gate = self.gate();
         let built = build::agent(
             &self.config.cwd,
             &self.config.paths,
@@ -549,20 +582,7 @@ impl Actor {
         if let Err(e) = self.attach_shell(&agent) {
             self.notice(NoticeLevel::Error, e.to_string());
         }
-        let children = super::subagents::Parts {
-            cwd: self.config.cwd.clone(),
-            paths: self.config.paths.clone(),
-            settings: self.config.settings.clone(),
-            adaptor: adaptor.clone(),
-            manager: self.manager.clone(),
-            parent: self.session.clone(),
-            shell: self.shell.clone(),
-            gate: gate.clone(),
-            hooks: self.shared.approver.hooks.clone(),
-        };
-        for warning in super::subagents::register(&agent, children) {
-            self.notice(NoticeLevel::Warn, warning);
-        }
+        self.register_subagents(&agent, Vec::new());
         let jobs = JobOps::default();
         let forwarder = Forwarder::start(
             agent.subscribe_all(),

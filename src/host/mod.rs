@@ -29,6 +29,7 @@ mod error;
 mod forward;
 pub mod hooks;
 mod parts;
+mod project_agents;
 pub mod project_hooks;
 mod project_hooks_ops;
 pub mod project_mcp;

@@ -2,10 +2,9 @@
 //! like the parent — same directory, sandbox (the session's `Shell`),
 //! approver and deny list — each on its own session linked to the call.
 //!
-//! Agent definitions come from the config dir's `agents/*.md`. A project's
-//! `.agents/agents/` and `.claude/agents/` are not read yet: they change
-//! what the agent does, so they will be offered once per content like
-//! `.mcp.json` before any is used.
+//! Agent definitions come from the config dir's `agents/*.md`, and from a
+//! project's `.agents/agents/` and `.claude/agents/` once the user accepted
+//! them ([`super::project_agents`]): they change what the agent does.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -44,19 +43,27 @@ pub(super) struct Parts {
     pub(super) hooks: HookSlot,
 }
 
-/// Registers `task` on `agent` when `[agents] enabled`; returns warnings
-/// about definition files skipped.
-pub(super) fn register(agent: &Agent, parts: Parts) -> Vec<String> {
+/// Registers `task` on `agent` when `[agents] enabled`, over the user's
+/// definitions and `project`'s (an accepted project's, which come first);
+/// returns warnings about definition files skipped. A `task` registered
+/// before is replaced.
+pub(super) fn register(agent: &Agent, parts: Parts, project: Vec<AgentDefinition>) -> Vec<String> {
     if !parts.settings.agents.enabled {
         return Vec::new();
     }
     let user_dir = parts.paths.config_dir.join("agents");
-    let (definitions, mut warnings) = user_definitions(&user_dir);
-    for dir in project_agent_dirs(&parts.cwd) {
-        warnings.push(format!(
-            "this project's agent files in {dir}/ are not used: agents a repository brings are not read yet (put your own in {})",
-            user_dir.display()
-        ));
+    let (user, mut warnings) = match Root::open(&user_dir) {
+        Ok(root) => definitions(&root, &RelPath::root()),
+        Err(_) => (Vec::new(), Vec::new()),
+    };
+    let mut definitions = project;
+    for definition in user {
+        if !definitions
+            .iter()
+            .any(|known| known.name == definition.name)
+        {
+            definitions.push(definition);
+        }
     }
     let max_parallel = parts.settings.agents.max_parallel;
     let tool = TaskTool::new(
@@ -65,44 +72,23 @@ pub(super) fn register(agent: &Agent, parts: Parts) -> Vec<String> {
         max_parallel,
         agent.notice_sink(),
     );
+    agent.tool().remove(crate::agent::task::TASK);
     if let Err(e) = agent.tool().register(tool) {
         warnings.push(format!("the task tool could not be registered: {e}"));
     }
     warnings
 }
 
-/// Where a project brings agent files, Claude Code's folder included
-/// (those holding any `*.md`), looked at through the project's root.
-fn project_agent_dirs(cwd: &Path) -> Vec<&'static str> {
-    let Ok(root) = Root::open(cwd) else {
-        return Vec::new();
-    };
-    [".agents/agents", ".claude/agents"]
-        .into_iter()
-        .filter(|dir| {
-            let Ok(rel) = RelPath::parse(dir) else {
-                return false;
-            };
-            root.open_dir(&rel)
-                .ok()
-                .and_then(|d| d.entries().ok())
-                .is_some_and(|entries| {
-                    entries
-                        .iter()
-                        .any(|e| Path::new(&e.name).extension() == Some(OsStr::new("md")))
-                })
-        })
-        .collect()
-}
-
-/// The definitions in `dir` (`*.md`, sorted by file name; the first of a
-/// name wins), and why others were skipped.
-fn user_definitions(dir: &Path) -> (Vec<AgentDefinition>, Vec<String>) {
+/// The definitions in `dir` below `root` (`*.md`, sorted by file name; the
+/// first of a name wins), and why others were skipped. Read through the
+/// root: no symlink is followed, no FIFO waited on, at most
+/// [`DEFINITION_CAP`] bytes a file.
+pub(super) fn definitions(root: &Root, dir: &RelPath) -> (Vec<AgentDefinition>, Vec<String>) {
     let (mut definitions, mut warnings) = (Vec::<AgentDefinition>::new(), Vec::new());
-    let Ok(root) = Root::open(dir) else {
-        return (definitions, warnings);
-    };
-    let Ok(opened) = root.open_dir(&RelPath::root()) else {
+    let shown_dir: PathBuf = std::iter::once(root.display_path().as_os_str())
+        .chain(dir.components())
+        .collect();
+    let Ok(opened) = root.open_dir(dir) else {
         return (definitions, warnings);
     };
     let Ok(mut entries) = opened.entries() else {
@@ -113,7 +99,7 @@ fn user_definitions(dir: &Path) -> (Vec<AgentDefinition>, Vec<String>) {
         if Path::new(&entry.name).extension() != Some(OsStr::new("md")) {
             continue;
         }
-        let shown = dir.join(&entry.name);
+        let shown = shown_dir.join(&entry.name);
         let text = match opened.open_file(&entry.name) {
             Ok(Some(mut file)) => match file.read_prefix(DEFINITION_CAP) {
                 Ok((bytes, _)) => String::from_utf8_lossy(&bytes).into_owned(),

@@ -186,6 +186,15 @@ pub enum Op {
         /// Whether they are accepted.
         accept: bool,
     },
+    /// List the agents `task` offers and a project's that it does not
+    /// (answered with a notice).
+    Agents,
+    /// Offer (and remember offering) the agents the project brings
+    /// (`.agents/agents/`, `.claude/agents/`) to `task`, or keep them off.
+    DecideProjectAgents {
+        /// Whether they are accepted.
+        accept: bool,
+    },
     /// List the working directory's files (the `@` picker's source):
     /// answered by [`HostEvent::Files`], walked off the host's loop.
     ListFiles,

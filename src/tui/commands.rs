@@ -62,13 +62,16 @@ pub enum SlashCommand {
     /// `/hooks [accept | decline]`: the hooks in force, or decide about the
     /// project's.
     Hooks,
+    /// `/agents [accept | decline]`: the agents `task` offers, or decide
+    /// about the project's.
+    Agents,
     /// `/quit` (alias `/exit`).
     Quit,
 }
 
 impl SlashCommand {
     /// Every command, in the order the popup and `/help` list them.
-    pub const ALL: [SlashCommand; 24] = [
+    pub const ALL: [SlashCommand; 25] = [
         Self::Help,
         Self::New,
         Self::Resume,
@@ -92,6 +95,7 @@ impl SlashCommand {
         Self::Review,
         Self::Commands,
         Self::Hooks,
+        Self::Agents,
         Self::Quit,
     ];
 
@@ -121,6 +125,7 @@ impl SlashCommand {
             Self::Review => "review",
             Self::Commands => "commands",
             Self::Hooks => "hooks",
+            Self::Agents => "agents",
             Self::Quit => "quit",
         }
     }
@@ -146,7 +151,7 @@ impl SlashCommand {
             Self::Mcp => "[restart NAME | accept | decline]",
             Self::Review => "[BASE]",
             Self::Commands => "[accept | decline]",
-            Self::Hooks => "[accept | decline]",
+            Self::Hooks | Self::Agents => "[accept | decline]",
             _ => "",
         }
     }
@@ -182,6 +187,7 @@ impl SlashCommand {
             Self::Review => "review the uncommitted changes (or against BASE), read-only",
             Self::Commands => "prompt-file commands; accept or decline the project's shell lines",
             Self::Hooks => "hooks in force; accept or decline the project's hooks",
+            Self::Agents => "agents the task tool offers; accept or decline the project's",
             Self::Quit => "leave (also /exit)",
         }
     }
@@ -316,6 +322,18 @@ impl SlashCommand {
                     app.notice(
                         NoticeLevel::Warn,
                         "usage: /hooks, /hooks accept or /hooks decline",
+                    );
+                    return;
+                }
+            },
+            Self::Agents => match arg {
+                "" => Op::Agents,
+                "accept" => Op::DecideProjectAgents { accept: true },
+                "decline" => Op::DecideProjectAgents { accept: false },
+                _ => {
+                    app.notice(
+                        NoticeLevel::Warn,
+                        "usage: /agents, /agents accept or /agents decline",
                     );
                     return;
                 }
