@@ -118,6 +118,16 @@ impl Fixture {
         }
     }
 
+    /// Sends `texts` one after another as prompts `p1`, `p2`, …, each after
+    /// the one before ended.
+    async fn turns(&mut self, texts: &[&str]) {
+        for (i, text) in texts.iter().enumerate() {
+            let id = format!("p{}", i + 1);
+            self.prompt(&id, text);
+            self.ended(&id).await;
+        }
+    }
+
     /// Waits for the end of the job prompt `op` made; returns its cause.
     async fn ended(&mut self, op: &str) -> StopCause {
         let op = OpId::new(op);
@@ -502,10 +512,7 @@ async fn a_rewound_conversation_stays_rewound_for_the_next_request_and_after_a_r
     ])
     .await;
     let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
-    f.prompt("p1", "prompt-one");
-    f.ended("p1").await;
-    f.prompt("p2", "prompt-two");
-    f.ended("p2").await;
+    f.turns(&["prompt-one", "prompt-two"]).await;
     f.submit("l1", Op::ListPrompts);
     let listed = f.until(|e| matches!(e, HostEvent::Prompts { .. })).await;
     let HostEvent::Prompts { op, prompts } = listed else {
@@ -595,10 +602,7 @@ async fn after_a_rewind_the_pinned_plan_is_the_one_set_before_it() {
     ])
     .await;
     let mut f = start(&mock.openai_base_url(), Mode::Ask, None).await;
-    f.prompt("p1", "prompt-one");
-    f.ended("p1").await;
-    f.prompt("p2", "prompt-two");
-    f.ended("p2").await;
+    f.turns(&["prompt-one", "prompt-two"]).await;
     let steps = |e: &HostEvent| match e {
         HostEvent::Plan { plan } => Some(plan.plan.iter().map(|s| s.step.clone()).collect()),
         _ => None::<Vec<String>>,
