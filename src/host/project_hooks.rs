@@ -1,5 +1,5 @@
 //! A project's hooks — the `hooks` block of its `.claude/settings.json`
-//! and its `.agents/hooks.toml` — read as they are through the
+//! and `.claude/settings.local.json`, and its `.agents/hooks.toml` — read as they are through the
 //! confined-open API (no symlink followed, no FIFO waited on, at most
 //! [`MAX_BYTES`] a file) and offered once per content: none of them runs
 //! before the user accepted them (`/hooks accept` in the TUI; the choice is
@@ -19,6 +19,9 @@ use crate::tool::fs::{OpenedDir, RelPath, Root};
 
 /// Claude Code's project settings, whose `hooks` block is read.
 pub const CLAUDE_SETTINGS: [&str; 2] = [".claude", "settings.json"];
+/// Claude Code's personal project settings (usually not committed), read
+/// the same way after the shared ones.
+pub const CLAUDE_LOCAL_SETTINGS: [&str; 2] = [".claude", "settings.local.json"];
 /// Our own project hook file, `config.toml`'s `[[hooks.EVENT]]` format.
 pub const HOOKS_TOML: [&str; 2] = [".agents", "hooks.toml"];
 /// The subject the decision is remembered under.
@@ -86,8 +89,9 @@ pub fn read(dir: &Path) -> Result<Option<ProjectHooks>, String> {
         .map_err(|e| format!("the project's hook files cannot be read: {e}"))?;
     let mut files = Vec::new();
     let mut digest = Xxh3::new();
-    let sources: [(&[&str; 2], Parser); 2] = [
+    let sources: [(&[&str; 2], Parser); 3] = [
         (&CLAUDE_SETTINGS, parse_claude_settings),
+        (&CLAUDE_LOCAL_SETTINGS, parse_claude_settings),
         (&HOOKS_TOML, parse_hooks_toml),
     ];
     for (path, parse) in sources {
@@ -263,6 +267,12 @@ mod tests {
         let both = read(dir.path()).unwrap().unwrap();
         assert_eq!(both.entries().count(), 2);
         assert_ne!(both.digest, first.digest);
+
+        let local = r#"{"hooks": {"Stop": [{"hooks": [{"command": "mine"}]}]}}"#;
+        std::fs::write(dir.path().join(".claude/settings.local.json"), local).unwrap();
+        let all = read(dir.path()).unwrap().unwrap();
+        assert_eq!(all.describe()[1], "Stop: mine (.claude/settings.local.json)");
+        assert_ne!(all.digest, both.digest);
     }
 
     #[test]
