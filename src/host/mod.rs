@@ -23,6 +23,7 @@
 
 mod actor;
 mod approver;
+mod attach;
 pub mod build;
 pub mod commands;
 mod error;

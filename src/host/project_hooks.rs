@@ -271,7 +271,10 @@ mod tests {
         let local = r#"{"hooks": {"Stop": [{"hooks": [{"command": "mine"}]}]}}"#;
         std::fs::write(dir.path().join(".claude/settings.local.json"), local).unwrap();
         let all = read(dir.path()).unwrap().unwrap();
-        assert_eq!(all.describe()[1], "Stop: mine (.claude/settings.local.json)");
+        assert_eq!(
+            all.describe()[1],
+            "Stop: mine (.claude/settings.local.json)"
+        );
         assert_ne!(all.digest, both.digest);
     }
 
