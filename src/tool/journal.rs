@@ -79,10 +79,15 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// Waits until every change set handed over so far is recorded; says
-    /// why each one that failed since the last call could not be.
-    pub async fn settled(&self) -> Vec<String> {
+    /// Waits until every change set handed over so far is recorded.
+    async fn wait(&self) {
         drop(self.gate.lock().await);
+    }
+
+    /// [`Pending::wait`]s, then says why each change set that failed since
+    /// the last call could not be recorded.
+    pub async fn settled(&self) -> Vec<String> {
+        self.wait().await;
         std::mem::take(&mut *self.failures.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
@@ -107,7 +112,7 @@ impl Journal {
 
     /// Waits until the change sets handed over so far are recorded.
     pub async fn caught_up(&self) {
-        drop(self.pending.gate.lock().await);
+        self.pending.wait().await;
     }
 
     /// See [`ChangeJournal::record`]; waits for pending change sets first.
