@@ -70,17 +70,31 @@ fn run(
         .expect("the call and its blocking work ended")
 }
 
+/// 20 000 empty directories: `tree` stops at 1 000 files at most, so only
+/// a walk through folders without files is long whatever the machine.
+fn many_folders() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..200 {
+        for e in 0..100 {
+            fs::create_dir_all(dir.path().join(format!("d{d:03}/e{e:03}"))).unwrap();
+        }
+    }
+    dir
+}
+
 #[test]
 fn tree_and_grep_stop_mid_walk() {
-    let dir = big_tree();
-    for (tool, args) in [
-        ("tree", json!({})),
-        ("grep", json!({"search_strs": ["needle"]})),
+    let (files, folders) = (big_tree(), many_folders());
+    for (tool, args, dir) in [
+        ("tree", json!({"max_files": 1000}), &folders),
+        // A word no file holds: grep reads every file (it stops early at
+        // its cap on matches).
+        ("grep", json!({"search_strs": ["haystack"]}), &files),
     ] {
         let (full, full_time) = run(dir.path(), tool, args.clone(), None);
         assert!(!full.is_error, "{}", full.content);
-        // Far shorter than any walk of 4 000 files: the token fires before
-        // the walk is done, at its start or in its middle.
+        // Far shorter than a walk of 4 000 files or 20 000 folders: the
+        // token fires before the walk is done, at its start or in its middle.
         let delay = Duration::from_millis(1);
         let (out, call_time) = run(dir.path(), tool, args, Some(delay));
         println!(
