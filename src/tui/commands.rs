@@ -300,44 +300,33 @@ impl SlashCommand {
                 name: self.name().to_string(),
                 args: arg.to_string(),
             },
-            Self::Commands if arg.is_empty() => {
-                app.commands.report_wanted = true;
-                Op::ListCommands
-            }
-            Self::Commands if arg == "accept" || arg == "decline" => Op::DecideProjectCommands {
-                accept: arg == "accept",
-            },
-            Self::Commands => {
-                app.notice(
-                    NoticeLevel::Warn,
-                    "usage: /commands, /commands accept or /commands decline",
-                );
-                return;
-            }
-            Self::Hooks => match arg {
-                "" => Op::Hooks,
-                "accept" => Op::DecideProjectHooks { accept: true },
-                "decline" => Op::DecideProjectHooks { accept: false },
-                _ => {
-                    app.notice(
-                        NoticeLevel::Warn,
-                        "usage: /hooks, /hooks accept or /hooks decline",
-                    );
-                    return;
+            Self::Commands | Self::Hooks | Self::Agents => {
+                // Each lists what it covers, or decides about the project's.
+                let decision = match arg {
+                    "" => None,
+                    "accept" => Some(true),
+                    "decline" => Some(false),
+                    _ => {
+                        let name = self.name();
+                        app.notice(
+                            NoticeLevel::Warn,
+                            &format!("usage: /{name}, /{name} accept or /{name} decline"),
+                        );
+                        return;
+                    }
+                };
+                match (self, decision) {
+                    (Self::Commands, None) => {
+                        app.commands.report_wanted = true;
+                        Op::ListCommands
+                    }
+                    (Self::Commands, Some(accept)) => Op::DecideProjectCommands { accept },
+                    (Self::Hooks, None) => Op::Hooks,
+                    (Self::Hooks, Some(accept)) => Op::DecideProjectHooks { accept },
+                    (_, None) => Op::Agents,
+                    (_, Some(accept)) => Op::DecideProjectAgents { accept },
                 }
-            },
-            Self::Agents => match arg {
-                "" => Op::Agents,
-                "accept" => Op::DecideProjectAgents { accept: true },
-                "decline" => Op::DecideProjectAgents { accept: false },
-                _ => {
-                    app.notice(
-                        NoticeLevel::Warn,
-                        "usage: /agents, /agents accept or /agents decline",
-                    );
-                    return;
-                }
-            },
+            }
             Self::Quit => {
                 app.request_quit();
                 return;

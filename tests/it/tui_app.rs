@@ -450,6 +450,17 @@ fn slash_commands_become_ops() {
         ("/hooks", Op::Hooks),
         ("/hooks accept", Op::DecideProjectHooks { accept: true }),
         ("/hooks decline", Op::DecideProjectHooks { accept: false }),
+        ("/agents", Op::Agents),
+        ("/agents accept", Op::DecideProjectAgents { accept: true }),
+        ("/agents decline", Op::DecideProjectAgents { accept: false }),
+        (
+            "/commands accept",
+            Op::DecideProjectCommands { accept: true },
+        ),
+        (
+            "/commands decline",
+            Op::DecideProjectCommands { accept: false },
+        ),
     ];
     for (text, op) in cases {
         type_text(&mut app, text);
