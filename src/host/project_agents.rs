@@ -178,13 +178,9 @@ impl Actor {
     /// Saves the choice about `agents`; false (after saying why) when it
     /// could not be saved.
     async fn remember(&self, agents: &ProjectAgents, accepted: bool) -> bool {
-        let choice = crate::session::ProjectChoice {
-            digest: agents.digest.clone(),
-            accepted,
-        };
         match self
             .manager
-            .set_project_choice(&self.config.cwd, SUBJECT, choice)
+            .decide(&self.config.cwd, SUBJECT, &agents.digest, accepted)
             .await
         {
             Ok(()) => true,

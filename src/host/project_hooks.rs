@@ -14,7 +14,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::config::HookSetting;
 use crate::config::project_hooks::{ProjectHookFile, parse_claude_settings, parse_hooks_toml};
-use crate::session::{Decision, ProjectChoice, SessionManager};
+use crate::session::{Decision, SessionManager};
 use crate::tool::fs::{OpenedDir, RelPath, Root};
 
 /// Claude Code's project settings, whose `hooks` block is read.
@@ -204,12 +204,8 @@ pub async fn decide(
     hooks: &ProjectHooks,
     accepted: bool,
 ) -> Result<(), String> {
-    let choice = ProjectChoice {
-        digest: hooks.digest.clone(),
-        accepted,
-    };
     manager
-        .set_project_choice(cwd, SUBJECT, choice)
+        .decide(cwd, SUBJECT, &hooks.digest, accepted)
         .await
         .map_err(|e| format!("the choice about this project's hooks could not be saved: {e}"))
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::mcp::McpServerConfig;
 use crate::mcp::project::{self, PROJECT_FILE, ProjectServers};
-use crate::session::{Decision, ProjectChoice, SessionManager};
+use crate::session::{Decision, SessionManager};
 
 /// Where a directory's `.mcp.json` stands.
 #[derive(Debug)]
@@ -49,12 +49,8 @@ pub async fn decide(
     servers: &ProjectServers,
     accepted: bool,
 ) -> Result<(), String> {
-    let choice = ProjectChoice {
-        digest: servers.digest.clone(),
-        accepted,
-    };
     manager
-        .set_project_choice(cwd, PROJECT_FILE, choice)
+        .decide(cwd, PROJECT_FILE, &servers.digest, accepted)
         .await
         .map_err(|e| format!("the choice about {PROJECT_FILE} could not be saved: {e}"))
 }

@@ -101,6 +101,20 @@ impl SessionManager {
         })
     }
 
+    /// Remembers that the content `digest` of `subject` of the project in
+    /// `project` was `accepted` or not, replacing an earlier decision.
+    pub async fn decide(
+        &self,
+        project: &Path,
+        subject: &str,
+        digest: &str,
+        accepted: bool,
+    ) -> Result<(), SessionError> {
+        let digest = digest.to_owned();
+        let choice = ProjectChoice { digest, accepted };
+        self.set_project_choice(project, subject, choice).await
+    }
+
     /// Remembers `choice` about `subject` of the project in `project`,
     /// replacing an earlier one.
     pub async fn set_project_choice(

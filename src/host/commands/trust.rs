@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::discover::Listing;
-use crate::session::{Decision, ProjectChoice, SessionManager};
+use crate::session::{Decision, SessionManager};
 
 /// The subject of the choice in `project_choices`.
 pub const SUBJECT: &str = "commands";
@@ -51,7 +51,7 @@ pub async fn decide(
         return Ok(false);
     };
     manager
-        .set_project_choice(cwd, SUBJECT, ProjectChoice { digest, accepted })
+        .decide(cwd, SUBJECT, &digest, accepted)
         .await
         .map_err(|e| format!("the choice about the project's commands could not be saved: {e}"))?;
     Ok(true)
