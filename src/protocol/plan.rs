@@ -58,6 +58,14 @@ impl Plan {
         if let Some(at) = self.plan.iter().position(|s| s.step.trim().is_empty()) {
             return Err(format!("step {} has no text: name every step", at + 1));
         }
+        // A weak model nests the list, escaped, in a step's text and feeds
+        // it back growing each call; refusing it breaks the loop.
+        if let Some(at) = self.plan.iter().position(|s| s.step.contains("\"status\"")) {
+            return Err(format!(
+                "step {} holds JSON: give each step as its own item of `plan`, its text one short sentence",
+                at + 1
+            ));
+        }
         let busy = self
             .plan
             .iter()
@@ -69,6 +77,15 @@ impl Plan {
             ));
         }
         Ok(())
+    }
+
+    /// The step to work on now: the one in progress, else the first
+    /// pending one; `None` once every step is completed.
+    pub fn current_step(&self) -> Option<&PlanStep> {
+        self.plan
+            .iter()
+            .find(|s| s.status == StepStatus::InProgress)
+            .or_else(|| self.plan.iter().find(|s| s.status == StepStatus::Pending))
     }
 
     /// The plan of `call`, if it is an accepted-looking `update_plan` call.

@@ -47,10 +47,11 @@ async fn harness_with(vendor: Vendor, replies: Vec<Reply>, http: HttpOptions) ->
     Harness::start_with_retry(replies, adaptor, retry).await
 }
 
-/// The gap between chunks: far below how long the mock takes to start.
-const SHORT: Duration = Duration::from_millis(200);
+/// The gap between chunks: far below how long the mock takes to start, and
+/// long enough that a prompt answer is not cut off on a loaded machine.
+const SHORT: Duration = Duration::from_millis(1_000);
 /// How long a slow model takes to send its first byte here.
-const SLOW_START: Duration = Duration::from_millis(1_500);
+const SLOW_START: Duration = Duration::from_millis(3_000);
 
 /// A local server's options, as the binary makes them: a long wait for the
 /// first byte, never retried.

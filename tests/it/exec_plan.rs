@@ -69,7 +69,12 @@ async fn exec_json_shows_the_plan_call_and_a_malformed_plan_gets_a_clear_error()
         "{}",
         results[0].result
     );
-    assert!(!results[1].is_error && results[1].result == "Plan updated.");
+    assert!(!results[1].is_error, "{results:?}");
+    assert!(
+        results[1].result.starts_with("Plan updated. Now do \"b\""),
+        "{}",
+        results[1].result
+    );
     let second = mock.requests()[1].body["messages"].to_string();
     assert!(
         second.contains("at most one may be"),

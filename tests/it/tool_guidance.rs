@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::support::write;
+use light_agent::permission::{Mode, Permits, Policy, RuleList};
 use light_agent::tool::builtin::EditFormat;
 use light_agent::tool::{ToolContext, ToolOutput, ToolRegistry, builtin};
 use serde_json::{Value, json};
@@ -140,4 +141,65 @@ async fn writing_tools_name_what_exists_when_the_file_to_change_is_missing() {
     assert!(out.is_error);
     holds(&out, &["server.py does not exist"]);
     holds(&out, &["\n[closest]: relay/server.py"]);
+}
+
+#[tokio::test]
+async fn a_failed_edit_of_a_file_never_read_shows_the_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "{\n  \"server\": {\n    \"port\": 8080\n  }\n}\n";
+    write(dir.path(), "config.json", config);
+    let registry = ToolRegistry::new();
+    builtin::register_all(&registry).unwrap();
+    builtin::register_writing(&registry, EditFormat::Replace).unwrap();
+    let mut ctx = ToolContext::new(dir.path(), CancellationToken::new()).unwrap();
+    ctx.permits = Permits::new(Policy::new(Mode::Auto, RuleList::default()), None);
+    let guess = json!({"path": "config.json", "edits": [{"old_string": "server.port", "new_string": "8081"}],
+        "_intent": "set the port"});
+    let out = registry.execute("edit", guess.clone(), ctx.clone()).await;
+    assert!(out.is_error);
+    holds(&out, &["old_string matched 0 times", "nothing was changed"]);
+    holds(
+        &out,
+        &["you had not read config.json", "3 |     \"port\": 8080"],
+    );
+    // Now it has seen the file: the same mistake gets the short error.
+    let out = registry.execute("edit", guess, ctx.clone()).await;
+    assert!(out.is_error);
+    assert!(!out.content.contains("you had not read"), "{}", out.content);
+    // And the exact text from it applies.
+    let fixed = json!({"path": "config.json", "edits": [{"old_string": "\"port\": 8080", "new_string": "\"port\": 8081"}],
+        "_intent": "set the port"});
+    let out = registry.execute("edit", fixed, ctx).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("config.json")).unwrap(),
+        config.replace("8080", "8081")
+    );
+}
+
+#[tokio::test]
+async fn a_patch_that_does_not_apply_to_a_file_never_read_shows_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "greet.py",
+        "def greet(name):\n    return 'Hello, ' + name\n",
+    );
+    let patch = "*** Begin Patch\n*** Update File: greet.py\n@@\n-    return \"Hi, \" + name\n+    return \"Welcome, \" + name\n*** End Patch";
+    let out = call(
+        dir.path(),
+        EditFormat::Patch,
+        "apply_patch",
+        json!({"patch": patch, "_intent": "greet"}),
+    )
+    .await;
+    assert!(out.is_error);
+    holds(
+        &out,
+        &[
+            "nothing was changed",
+            "you had not read greet.py",
+            "2 |     return 'Hello, ' + name",
+        ],
+    );
 }

@@ -201,7 +201,9 @@ fn plan(
             let new_text = if hunks.is_empty() {
                 file.text.clone()
             } else {
-                apply_hunks(&file, &hunks).map_err(|e| failed(format!("{path}: {e}")))?
+                apply_hunks(&file, &hunks).map_err(|e| {
+                    change::with_unseen_content(ctx, &existing, failed(format!("{path}: {e}")))
+                })?
             };
             let after = file.bytes_of(&new_text);
             Ok(change::FileChange {

@@ -115,16 +115,39 @@ pub(crate) fn check_fresh(
 }
 
 fn stale_text(what: &str, loaded: &Loaded) -> String {
+    let out = Labelled::what(what).line("path", &loaded.path).line(
+        "how",
+        "this is the file as it is now; base your change on it and call again",
+    );
+    with_content(out, loaded).finish()
+}
+
+/// A failed change of `loaded`, followed by the file as it is now, numbered,
+/// when the agent had not seen it in this session (it now has). Small
+/// models edit before reading, and their next try is only as good as the
+/// text they are shown.
+pub(crate) fn with_unseen_content(
+    ctx: &ToolContext,
+    loaded: &Loaded,
+    mut failed: ToolOutput,
+) -> ToolOutput {
+    if ctx.seen.hash(&loaded.path).is_some() {
+        return failed;
+    }
+    ctx.seen.saw(&loaded.path, &loaded.bytes);
+    let out = Labelled::what(format!(
+        "you had not read {}; this is the file as it is now: copy the text to change from it",
+        loaded.path
+    ));
+    failed.content = format!("{}\n{}", failed.content, with_content(out, loaded).finish());
+    failed
+}
+
+/// `out` with the total line count and the file's first lines, numbered.
+fn with_content(out: Labelled, loaded: &Loaded) -> Labelled {
     let text = String::from_utf8_lossy(&loaded.bytes);
     let total = text.lines().count();
-    let mut out = Labelled::what(what)
-        .line("path", &loaded.path)
-        .line(
-            "how",
-            "this is the file as it is now; base your change on it and call again",
-        )
-        .line("total_lines", total)
-        .raw("[content]:");
+    let mut out = out.line("total_lines", total).raw("[content]:");
     for (i, line) in text.lines().take(STALE_EXCERPT_LINES).enumerate() {
         out = out.raw(format!("{} | {}", i + 1, line.trim_end_matches('\r')));
     }
@@ -137,7 +160,7 @@ fn stale_text(what: &str, loaded: &Loaded) -> String {
             ),
         );
     }
-    out.finish()
+    out
 }
 
 /// One file a call changes.

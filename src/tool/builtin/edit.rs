@@ -162,7 +162,8 @@ impl Tool for EditTool {
         let new_text = match apply_replacements(&file, &replacements) {
             Ok(text) => text,
             Err(error) => {
-                return ToolOutput::error(format!("{}: {error}; nothing was changed", loaded.path));
+                let failed = format!("{}: {error}; nothing was changed", loaded.path);
+                return change::with_unseen_content(&ctx, &loaded, ToolOutput::error(failed));
             }
         };
         let after = file.bytes_of(&new_text);

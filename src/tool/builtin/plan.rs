@@ -77,9 +77,79 @@ impl Tool for UpdatePlanTool {
     }
 
     async fn execute(&self, args: UpdatePlanArgs, _ctx: ToolContext) -> ToolOutput {
-        match Plan::from(args).check() {
-            Ok(()) => ToolOutput::ok("Plan updated."),
-            Err(why) => ToolOutput::error(format!("plan not updated: {why}")),
-        }
+        answer(&Plan::from(args))
+    }
+}
+
+/// The plan checked: refused with what to fix, or accepted.
+fn answer(plan: &Plan) -> ToolOutput {
+    match plan.check() {
+        Ok(()) => ToolOutput::ok(accepted(plan)),
+        Err(why) => ToolOutput::error(format!("plan not updated: {why}")),
+    }
+}
+
+/// The result of an accepted plan: it names the step to work on, so a model
+/// goes on with the work instead of restating the plan (small models loop
+/// on `update_plan` when the result says only that it was taken).
+fn accepted(plan: &Plan) -> String {
+    match plan.current_step() {
+        Some(step) => format!(
+            "Plan updated. Now do \"{}\" with your other tools; call update_plan again when a step's status changes.",
+            step.step.trim()
+        ),
+        None if plan.plan.is_empty() => "Plan cleared.".to_string(),
+        None => "Plan updated: every step is completed. Check the work, then report what changed and what was verified.".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn result(args: serde_json::Value) -> ToolOutput {
+        let args: UpdatePlanArgs = serde_json::from_value(args).unwrap();
+        answer(&Plan::from(args))
+    }
+
+    #[test]
+    fn an_accepted_plan_names_the_step_to_do_now() {
+        let out = result(json!({"plan": [
+            {"step": "bump the version", "status": "completed"},
+            {"step": "add --version", "status": "pending"},
+            {"step": "write the changelog", "status": "pending"},
+        ]}));
+        assert!(!out.is_error);
+        assert!(
+            out.content.contains("Now do \"add --version\""),
+            "{}",
+            out.content
+        );
+        let out = result(json!({"plan": [
+            {"step": "bump the version", "status": "completed"},
+            {"step": "add --version", "status": "pending"},
+            {"step": "write the changelog", "status": "in_progress"},
+        ]}));
+        assert!(
+            out.content.contains("Now do \"write the changelog\""),
+            "{}",
+            out.content
+        );
+        let out = result(json!({"plan": [{"step": "bump", "status": "completed"}]}));
+        assert!(
+            out.content.contains("every step is completed"),
+            "{}",
+            out.content
+        );
+    }
+
+    #[test]
+    fn a_plan_nested_in_a_steps_text_is_refused() {
+        let out = result(json!({"plan": [
+            {"step": "bump\",\"status\":\"completed\"},{\"step\":\"add --version", "status": "completed"},
+        ]}));
+        assert!(out.is_error);
+        assert!(out.content.contains("step 1 holds JSON"), "{}", out.content);
     }
 }
