@@ -94,6 +94,9 @@ fn send_prompt(pty: &Pty, text: &str, answer: &str) {
     pty.type_text(text);
     pty.press(Key::Enter);
     pty.wait_for_anywhere(answer, WAIT);
+    // The answer shows before the turn ends; an Esc pressed before then
+    // interrupts the turn instead of arming the rewind.
+    pty.wait_for_text("· idle ·", WAIT);
 }
 
 /// The binary outside a pty, stdin closed.
