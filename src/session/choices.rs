@@ -112,17 +112,6 @@ impl SessionManager {
     ) -> Result<(), SessionError> {
         let digest = digest.to_owned();
         let choice = ProjectChoice { digest, accepted };
-        self.set_project_choice(project, subject, choice).await
-    }
-
-    /// Remembers `choice` about `subject` of the project in `project`,
-    /// replacing an earlier one.
-    pub async fn set_project_choice(
-        &self,
-        project: &Path,
-        subject: &str,
-        choice: ProjectChoice,
-    ) -> Result<(), SessionError> {
         let (project, subject) = (canonical(project).await, subject.to_owned());
         self.store()
             .call(move |store| store.set_project_choice(&project, &subject, &choice))
@@ -150,28 +139,25 @@ mod tests {
         std::fs::create_dir_all(&a).unwrap();
         std::fs::create_dir_all(&b).unwrap();
         assert_eq!(manager.project_choice(&a, ".mcp.json").await.unwrap(), None);
+        manager.decide(&a, ".mcp.json", "d1", false).await.unwrap();
         let declined = ProjectChoice {
             digest: "d1".into(),
             accepted: false,
         };
-        manager
-            .set_project_choice(&a, ".mcp.json", declined.clone())
-            .await
-            .unwrap();
         assert_eq!(
             manager.project_choice(&a, ".mcp.json").await.unwrap(),
             Some(declined)
         );
         assert_eq!(manager.project_choice(&b, ".mcp.json").await.unwrap(), None);
+        // The same directory by another spelling is the same project.
+        manager
+            .decide(&a.join("."), ".mcp.json", "d2", true)
+            .await
+            .unwrap();
         let accepted = ProjectChoice {
             digest: "d2".into(),
             accepted: true,
         };
-        // The same directory by another spelling is the same project.
-        manager
-            .set_project_choice(&a.join("."), ".mcp.json", accepted.clone())
-            .await
-            .unwrap();
         assert_eq!(
             manager.project_choice(&a, ".mcp.json").await.unwrap(),
             Some(accepted)

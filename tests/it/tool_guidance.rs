@@ -37,11 +37,19 @@ fn holds(out: &ToolOutput, parts: &[&str]) {
     }
 }
 
-async fn call(dir: &Path, format: EditFormat, name: &str, args: Value) -> ToolOutput {
+/// Every built-in tool with `format`'s writing tools, and a context in
+/// `dir` whose changes need no approval.
+fn tools(dir: &Path, format: EditFormat) -> (ToolRegistry, ToolContext) {
     let registry = ToolRegistry::new();
     builtin::register_all(&registry).unwrap();
     builtin::register_writing(&registry, format).unwrap();
-    let ctx = ToolContext::new(dir, CancellationToken::new()).unwrap();
+    let mut ctx = ToolContext::new(dir, CancellationToken::new()).unwrap();
+    ctx.permits = Permits::new(Policy::new(Mode::Auto, RuleList::default()), None);
+    (registry, ctx)
+}
+
+async fn call(dir: &Path, format: EditFormat, name: &str, args: Value) -> ToolOutput {
+    let (registry, ctx) = tools(dir, format);
     registry.execute(name, args, ctx).await
 }
 
@@ -148,11 +156,7 @@ async fn a_failed_edit_of_a_file_never_read_shows_the_file_once() {
     let dir = tempfile::tempdir().unwrap();
     let config = "{\n  \"server\": {\n    \"port\": 8080\n  }\n}\n";
     write(dir.path(), "config.json", config);
-    let registry = ToolRegistry::new();
-    builtin::register_all(&registry).unwrap();
-    builtin::register_writing(&registry, EditFormat::Replace).unwrap();
-    let mut ctx = ToolContext::new(dir.path(), CancellationToken::new()).unwrap();
-    ctx.permits = Permits::new(Policy::new(Mode::Auto, RuleList::default()), None);
+    let (registry, ctx) = tools(dir.path(), EditFormat::Replace);
     let guess = json!({"path": "config.json", "edits": [{"old_string": "server.port", "new_string": "8081"}],
         "_intent": "set the port"});
     let out = registry.execute("edit", guess.clone(), ctx.clone()).await;

@@ -52,12 +52,8 @@ pub async fn accept_project_file(f: &super::child_env::Workspace, file: &str) {
         .digest;
     let manager =
         light_agent::session::SessionManager::open(&f.home.join("sessions.sqlite3")).unwrap();
-    let choice = light_agent::session::ProjectChoice {
-        digest,
-        accepted: true,
-    };
     manager
-        .set_project_choice(&f.repo, ".mcp.json", choice)
+        .decide(&f.repo, ".mcp.json", &digest, true)
         .await
         .unwrap();
 }
