@@ -17,6 +17,7 @@ mod lifecycle;
 mod prompt_images;
 mod recall;
 mod recall_search;
+mod repeat;
 mod skill_tool;
 mod stream;
 pub mod task;

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Notice;
 use super::hooks::{CallSite, Hooks, Permission};
+use super::repeat::{REPEAT_NOTE, previous_step_calls, same_call};
 use super::undo::SessionJournal;
 use super::worker::Worker;
 use crate::permission::HookAnswer;
@@ -66,20 +67,25 @@ impl Worker {
                 text,
             });
         });
+        let previous = previous_step_calls(&self.window, meta);
         let mut running: FuturesUnordered<_> = calls
             .iter()
             .map(|call| {
+                let repeated = previous.iter().any(|earlier| same_call(call, earlier));
                 let (tools, mut ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
                 let (hooks, session_id, warn) = (hooks.clone(), session_id.clone(), warn.clone());
                 ctx.call_id = call.id.clone();
                 ctx.progress = Some(ToolProgress::new(&call.id, progress.clone()));
                 async move {
                     let started = std::time::Instant::now();
-                    let output = if hooks.is_empty() {
+                    let mut output = if hooks.is_empty() {
                         tools.execute(&call.name, call.args.clone(), ctx).await
                     } else {
                         hooked(&hooks, &tools, &call, &session_id, ctx, warn.as_ref()).await
                     };
+                    if repeated {
+                        output.content.push_str(REPEAT_NOTE);
+                    }
                     tracing::debug!(tool = %call.name, id = %call.id, is_error = output.is_error, elapsed = ?started.elapsed(), "tool finished");
                     ToolOutcome {
                         id: call.id,

@@ -1,6 +1,6 @@
 //! What the model is told about where it runs: the working directory, the
 //! platform, the date, the shell, the git branch and how many files are
-//! dirty, and a bounded map of the project.
+//! dirty, the project's test command and a bounded map of the project.
 //!
 //! Gathered once when an agent is made ([`Environment::gather`]) so that the
 //! system prompt stays byte-identical across the requests of a session. The
@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::checks::test_commands;
 use crate::tool::fs::walk::{Flow, WalkOrder, walk_files};
 use crate::tool::fs::{RelPath, Root};
 
@@ -48,6 +49,9 @@ pub struct Environment {
     pub date: String,
     /// Git facts, when `cwd` is in a repository and git answers.
     pub git: Option<GitState>,
+    /// The commands that run the project's tests, each with the file it
+    /// comes from ([`test_commands`]).
+    pub test_commands: Vec<String>,
     /// The project map (at most [`MAP_CHARS`] characters), empty when the
     /// directory cannot be walked.
     pub project_map: String,
@@ -57,9 +61,10 @@ impl Environment {
     /// Gathers the environment of `cwd`: the map through a [`Root`] opened
     /// on it, git facts through [`git_state`].
     pub fn gather(cwd: &Path) -> Self {
-        let project_map = Root::open(cwd)
-            .ok()
-            .map(|root| project_map(&root, MAP_CHARS))
+        let root = Root::open(cwd).ok();
+        let project_map = root
+            .as_ref()
+            .map(|root| project_map(root, MAP_CHARS))
             .unwrap_or_default();
         Self {
             cwd: cwd.to_path_buf(),
@@ -67,11 +72,13 @@ impl Environment {
             shell: "bash".to_owned(),
             date: date_of(SystemTime::now()),
             git: git_state(cwd),
+            test_commands: root.as_ref().map(test_commands).unwrap_or_default(),
             project_map,
         }
     }
 
-    /// The part that holds for the whole session (cwd, platform, shell, map).
+    /// The part that holds for the whole session (cwd, platform, shell,
+    /// test commands, map).
     pub fn render_stable(&self) -> String {
         let mut out = format!(
             "Working directory: {}\nPlatform: {}\nShell: {}\n",
@@ -79,6 +86,9 @@ impl Environment {
             self.platform,
             self.shell
         );
+        if !self.test_commands.is_empty() {
+            let _ = writeln!(out, "Tests: {}", self.test_commands.join("; "));
+        }
         if !self.project_map.is_empty() {
             let _ = write!(out, "Project map:\n{}", self.project_map);
         }

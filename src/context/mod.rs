@@ -22,6 +22,7 @@
 //! Architecture invariant: `context` never sees the tool registry; tools are
 //! the loop's business (it sees the specs a request offers).
 
+pub mod checks;
 pub mod compress;
 pub mod environment;
 pub mod estimate;

@@ -132,6 +132,7 @@ mod tests {
                     branch: "main".into(),
                     dirty: 2,
                 }),
+                test_commands: vec!["`cargo test`".into()],
                 project_map: "src/ (3 files)".into(),
             }),
             ..ContextConfig::default()

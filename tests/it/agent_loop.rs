@@ -317,6 +317,57 @@ async fn bad_calls_come_back_to_the_model_as_error_results_and_the_turn_goes_on(
     assert_eq!(errors, 4);
 }
 
+/// A weak model repeats its last call unchanged (the same search, the same
+/// plan) until the step limit: the repeat still runs, and its result says
+/// it is a repeat; a call repeated after another step in between does not.
+#[tokio::test]
+async fn a_call_repeated_from_the_previous_step_is_told_so() {
+    let grep = r#"{"search_strs":["fn main"],"_intent":"find main"}"#;
+    let grep_again = r#"{"search_strs":["fn main"],"_intent":"look again"}"#;
+    let tree = r#"{"_intent":"layout"}"#;
+    let step = |id: &str, name: &str, args: &str| {
+        OpenAiStream::new()
+            .tool_call(id, name, &[args])
+            .into_reply()
+    };
+    let h = harness(vec![
+        step("c1", "grep", grep),
+        step("c2", "grep", grep_again),
+        step("c3", "tree", tree),
+        step("c4", "grep", grep),
+        Reply::openai_text("done"),
+    ])
+    .await;
+    let outcome = h.agent.prompt("find main").await.unwrap();
+    assert_eq!(outcome.cause, StopCause::Done);
+
+    // Each result as the request right after its call carried it (older
+    // results may be folded into placeholders later).
+    let requests = h.mock.requests();
+    let result = |id: &str| {
+        let step: usize = id[1..].parse().unwrap();
+        tool_messages(&requests[step].body)
+            .into_iter()
+            .find(|(i, _)| i == id)
+            .map(|(_, c)| c)
+            .unwrap()
+    };
+    assert!(result("c1").contains("src/main.rs"), "{}", result("c1"));
+    assert!(!result("c1").contains("[repeat]"), "{}", result("c1"));
+    assert!(
+        result("c2").contains("src/main.rs"),
+        "the repeat runs: {}",
+        result("c2")
+    );
+    assert!(
+        result("c2").contains("[repeat]: you made this same call in your previous step"),
+        "{}",
+        result("c2")
+    );
+    assert!(!result("c3").contains("[repeat]"), "{}", result("c3"));
+    assert!(!result("c4").contains("[repeat]"), "{}", result("c4"));
+}
+
 #[tokio::test]
 async fn interrupt_mid_stream_stops_at_once_keeps_what_was_shown_and_the_queue() {
     let hanging = OpenAiStream::new()

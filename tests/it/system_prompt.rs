@@ -39,6 +39,7 @@ fn dirty_repo(f: &Workspace) {
     std::fs::write(f.repo.join("README.md"), "# demo\n").unwrap();
     std::fs::create_dir_all(f.repo.join("relay")).unwrap();
     std::fs::write(f.repo.join("relay/settings.py"), "PORT = 8080\n").unwrap();
+    std::fs::write(f.repo.join("test_settings.py"), "import unittest\n").unwrap();
     git(&f.repo, &["init", "-q", "-b", "feature-x"]);
     git(&f.repo, &["add", "."]);
     git(&f.repo, &["commit", "-q", "-m", "init"]);
@@ -100,6 +101,10 @@ async fn the_prompt_names_only_offered_tools_and_holds_the_real_environment() {
     assert!(
         system.contains("relay/\n  extra.py\n  settings.py\n"),
         "the map: {system}"
+    );
+    assert!(
+        system.contains("\nTests: `python3 -m unittest`\n"),
+        "the test command: {system}"
     );
     let date = system.split("Date: ").nth(1).unwrap();
     assert!(

@@ -34,8 +34,8 @@ const KILL_DESCRIPTION: &str = "End a background job and everything it started."
 /// Arguments of `shell`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ShellArgs {
-    /// e.g. `cargo test -q 2>&1 | tail -n 30`.
-    #[schemars(length(min = 1))]
+    /// The bash command line (the tool's description says enough).
+    #[schemars(length(min = 1), transform = crate::tool::unexplained)]
     pub command: String,
     /// Stop after this long (default 120000).
     #[serde(default)]
@@ -53,7 +53,7 @@ pub struct ShellArgs {
 /// Arguments of `shell_output`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ShellOutputArgs {
-    /// e.g. `job-1`.
+    /// From a background shell call.
     pub id: String,
     /// Wait this long for the job to end first.
     #[serde(default)]
@@ -64,7 +64,7 @@ pub struct ShellOutputArgs {
 /// Arguments of `shell_kill`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ShellKillArgs {
-    /// e.g. `job-1`.
+    /// From a background shell call.
     pub id: String,
 }
 
