@@ -37,6 +37,7 @@ fn spawn(c: &mut Criterion) {
     let request = CommandRequest {
         command: "true".into(),
         cwd: work.path().to_path_buf(),
+        workspace: work.path().to_path_buf(),
         timeout: Some(Duration::from_secs(10)),
         unsandboxed: false,
     };

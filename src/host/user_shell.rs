@@ -72,6 +72,7 @@ impl Actor {
         let request = CommandRequest {
             command: command.clone(),
             cwd: self.config.cwd.clone(),
+            workspace: self.config.cwd.clone(),
             timeout: Some(USER_TIMEOUT),
             unsandboxed: true,
         };

@@ -73,7 +73,8 @@ impl SandboxPolicy {
     }
 
     /// The helper's arguments (after the program) for running `command`
-    /// in `cwd` with temporary directory `tmp`.
+    /// with the working directory `cwd` (writable beneath, whatever folder
+    /// inside it the command starts in) and temporary directory `tmp`.
     pub fn helper_args(&self, cwd: &Path, tmp: &Path, command: &str) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec![HELPER_ARG.into()];
         for root in self.write_roots(cwd, tmp) {

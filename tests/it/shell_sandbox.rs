@@ -25,6 +25,7 @@ async fn enforced_as_probed(h: &ShellHarness) -> Result<(), String> {
     let request = CommandRequest {
         command: "true".into(),
         cwd: h.work.path().to_path_buf(),
+        workspace: h.work.path().to_path_buf(),
         timeout: Some(Duration::from_secs(20)),
         unsandboxed: false,
     };
@@ -67,6 +68,37 @@ async fn a_write_inside_the_directory_works() {
         "hi\n"
     );
     assert!(h.tmp.path().join("t").exists());
+}
+
+/// A command started in a folder of the project may still write beside it
+/// (a build's lock file and target at the project's top), not above it.
+#[tokio::test]
+async fn a_command_in_a_subfolder_writes_anywhere_in_the_directory() {
+    let h = ShellHarness::sandboxed(SandboxPolicy::default());
+    std::fs::create_dir(h.work.path().join("src")).unwrap();
+    let above = h.work.path().parent().unwrap().join(format!(
+        "above-{}.txt",
+        h.work.path().file_name().unwrap().to_string_lossy()
+    ));
+    let out = h
+        .call(
+            "shell",
+            serde_json::json!({ "command": "echo lock > ../Cargo.lock", "workdir": "src" }),
+        )
+        .await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(
+        std::fs::read_to_string(h.work.path().join("Cargo.lock")).unwrap(),
+        "lock\n"
+    );
+    let out = h
+        .call(
+            "shell",
+            serde_json::json!({ "command": format!("echo x > {}", above.display()), "workdir": "src" }),
+        )
+        .await;
+    assert!(out.content.contains("Permission denied"), "{}", out.content);
+    assert!(!exists(&above));
 }
 
 #[tokio::test]

@@ -192,6 +192,7 @@ impl Actor {
                     let request = CommandRequest {
                         command: command.clone(),
                         cwd: self.config.cwd.clone(),
+                        workspace: self.config.cwd.clone(),
                         timeout: Some(SHELL_TIMEOUT),
                         unsandboxed: true,
                     };

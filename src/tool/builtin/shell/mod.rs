@@ -94,6 +94,10 @@ pub struct CommandRequest {
     pub command: String,
     /// Directory it runs in (already checked to be inside the working directory).
     pub cwd: PathBuf,
+    /// The working directory, which the sandbox lets it write beneath
+    /// (`cwd` is it or a folder inside it: a build run in a subfolder still
+    /// writes its lock file and target beside it).
+    pub workspace: PathBuf,
     /// When it is stopped; `None`: never (background jobs).
     pub timeout: Option<Duration>,
     /// Run without the sandbox helper (the user approved leaving it, or it
@@ -323,6 +327,7 @@ impl Shell {
         let launch = Launch {
             command: &request.command,
             cwd: &request.cwd,
+            workspace: &request.workspace,
             env: &env,
             tmp: &self.inner.tmp,
             sandbox,

@@ -23,6 +23,8 @@ pub(crate) struct Launch<'a> {
     pub command: &'a str,
     /// Its working directory.
     pub cwd: &'a Path,
+    /// The directory the sandbox lets it write beneath.
+    pub workspace: &'a Path,
     /// Its whole environment.
     pub env: &'a [(OsString, OsString)],
     /// The temporary directory it may write.
@@ -48,7 +50,7 @@ pub(crate) fn spawn(launch: &Launch<'_>) -> std::io::Result<Spawned> {
     let mut command = match launch.sandbox {
         Some((helper, policy)) => {
             let mut command = Command::new(helper);
-            command.args(policy.helper_args(launch.cwd, launch.tmp, launch.command));
+            command.args(policy.helper_args(launch.workspace, launch.tmp, launch.command));
             command
         }
         None => {

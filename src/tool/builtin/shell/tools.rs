@@ -155,6 +155,7 @@ async fn run(
     let request = CommandRequest {
         command: args.command,
         cwd,
+        workspace: ctx.cwd.clone(),
         timeout: (!args.background || args.timeout_ms.is_some())
             .then(|| Duration::from_millis(timeout_ms)),
         // Approved although it writes outside the sandbox: it runs outside.
