@@ -84,7 +84,9 @@ class Handler(BaseHTTPRequestHandler):
                 for i in range(self.server.opts.lines):
                     out.append(chunk({"content": f"line {i} of the answer\n"}))
             for i in range(self.server.opts.deltas):
-                text = "\n" if i % 20 == 19 else f"w{i % 10} "
+                # Each line starts with its number: an answer that repeats
+                # one line is a loop the agent stops (agent/repetition.rs).
+                text = "\n" if i % 20 == 19 else f"L{i // 20} " if i % 20 == 0 else f"w{i % 10} "
                 out.append(chunk({"content": text}))
             if not self.server.opts.hang:
                 out.append(chunk({"content": "\nEND-OF-ANSWER\n"}))

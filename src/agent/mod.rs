@@ -18,6 +18,7 @@ mod prompt_images;
 mod recall;
 mod recall_search;
 mod repeat;
+mod repetition;
 mod skill_tool;
 mod stream;
 pub mod task;

@@ -8,6 +8,7 @@
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use super::repetition::RepetitionGuard;
 use super::worker::Worker;
 use crate::ai::{AiError, AiErrorKind, StreamRequest, sleep_or_cancel};
 use crate::protocol::Notice;
@@ -26,6 +27,9 @@ pub(super) enum CallOutcome {
     Failed(AiError),
     /// Persisting failed; the message explains.
     Stopped(String),
+    /// The model streamed the same text over and over and was stopped;
+    /// the message says so (what it said before the loop is committed).
+    Looped(String),
 }
 
 /// What one attempt streamed so far.
@@ -35,6 +39,8 @@ struct Attempt {
     output: String,
     saw_delta: bool,
     finals: Vec<AgentEvent>,
+    thought_guard: RepetitionGuard,
+    output_guard: RepetitionGuard,
 }
 
 impl Worker {
@@ -55,7 +61,12 @@ impl Worker {
                     item = stream.next() => item,
                 };
                 match item {
-                    Some(Ok(event)) => self.take(&mut attempt, event, meta),
+                    Some(Ok(event)) => {
+                        if self.take(&mut attempt, event, meta) {
+                            drop(stream);
+                            return self.stop_loop(attempt, meta).await;
+                        }
+                    }
                     Some(Err(e)) => break Some(e),
                     None => return self.finish(attempt, meta).await,
                 }
@@ -102,17 +113,47 @@ impl Worker {
         }
     }
 
-    fn take(&self, attempt: &mut Attempt, event: AgentEvent, meta: Meta) {
-        match &event {
-            AgentEvent::ThoughtDelta { text, .. } => attempt.thought.push_str(text),
-            AgentEvent::OutputDelta { text, .. } => attempt.output.push_str(text),
+    /// Takes one streamed event; `true` when the text it ends has become a
+    /// loop ([`RepetitionGuard`]) and the call must stop.
+    fn take(&self, attempt: &mut Attempt, event: AgentEvent, meta: Meta) -> bool {
+        let looped = match &event {
+            AgentEvent::ThoughtDelta { text, .. } => {
+                attempt.thought.push_str(text);
+                attempt.thought_guard.check(&attempt.thought).is_some()
+            }
+            AgentEvent::OutputDelta { text, .. } => {
+                attempt.output.push_str(text);
+                attempt.output_guard.check(&attempt.output).is_some()
+            }
             _ => {
                 attempt.finals.push(event.with_meta(meta));
-                return;
+                return false;
             }
-        }
+        };
         attempt.saw_delta = true;
         self.shared.hub.emit(event.with_meta(meta));
+        looped
+    }
+
+    /// Ends a call whose text became a loop: commits what came before the
+    /// loop and the repeated unit once, not the repetitions (they would
+    /// fill the next request and lead the model back into the loop).
+    async fn stop_loop(&mut self, mut attempt: Attempt, meta: Meta) -> CallOutcome {
+        let mut repeated = 0;
+        for text in [&mut attempt.thought, &mut attempt.output] {
+            if let Some(found) = super::repetition::find_in(text) {
+                let kept = found.keep(text).len();
+                repeated += text.len() - kept;
+                text.truncate(kept);
+            }
+        }
+        tracing::warn!(repeated, "the model repeated itself; stopped the call");
+        let message = format!(
+            "the model repeated the same text over and over ({repeated} bytes of it) and was stopped; \
+             what it said before is kept. Ask again, or rephrase"
+        );
+        self.keep_partial(attempt, meta, CallOutcome::Looped(message))
+            .await
     }
 
     /// Commits the full events of a finished stream. A stream whose adaptor

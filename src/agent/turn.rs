@@ -142,6 +142,7 @@ impl Worker {
                 }
                 CallOutcome::Cancelled => return (StopCause::User, self.interrupt_reason(), step),
                 CallOutcome::Stopped(message) => return (StopCause::Runtime, message, step),
+                CallOutcome::Looped(message) => return (StopCause::Llm, message, step),
                 CallOutcome::Failed(e)
                     if e.kind == AiErrorKind::ContextLength && !compacted_for_overflow =>
                 {

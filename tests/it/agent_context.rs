@@ -127,7 +127,10 @@ fn assert_all_fit(mock: &MockModel, window: usize) {
 async fn crossing_compact_at_summarises_and_folded_results_stay_recallable() {
     let dir = tempfile::tempdir().unwrap();
     let repo = repo_with_big_file(dir.path());
-    let thinking_aloud = "I will look at main next. ".repeat(560);
+    // Numbered, so it is long text and not a loop the agent would stop.
+    let thinking_aloud: String = (0..560)
+        .map(|i| format!("I will look at main {i:03}. "))
+        .collect();
     let args = json!({ "path": "src/main.rs", "_intent": "read main" }).to_string();
     let mock = MockModel::start([
         // Turn 1.

@@ -368,6 +368,37 @@ async fn a_call_repeated_from_the_previous_step_is_told_so() {
     assert!(!result("c4").contains("[repeat]"), "{}", result("c4"));
 }
 
+/// A small model stuck in a loop streams the same line until its context
+/// is full: the call is stopped once the repetition is unmistakable, what
+/// came before it is kept with the repeated line once, and the turn ends
+/// saying why.
+#[tokio::test]
+async fn a_model_repeating_itself_is_stopped_and_the_loop_is_not_kept() {
+    let mut looping = OpenAiStream::new().text("I will check the file.\n");
+    for _ in 0..5_000 {
+        looping = looping.text("<tool_response>\n");
+    }
+    let h = harness(vec![looping.into_reply()]).await;
+    let outcome = h.agent.prompt("fix it").await.unwrap();
+    assert_eq!(outcome.cause, StopCause::Llm);
+    assert!(
+        outcome
+            .message
+            .contains("repeated the same text over and over"),
+        "{}",
+        outcome.message
+    );
+    let stored = h.session.load_all().await.unwrap();
+    let output = stored
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::Output { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(output, "I will check the file.\n<tool_response>");
+}
+
 #[tokio::test]
 async fn interrupt_mid_stream_stops_at_once_keeps_what_was_shown_and_the_queue() {
     let hanging = OpenAiStream::new()

@@ -717,7 +717,10 @@ async fn memory_after_twenty_subagent_runs() {
             return task_call(OpenAiStream::new(), "call_m", "CHILD look around", None)
                 .into_reply();
         }
-        Reply::openai_text(&"a long answer line\n".repeat(200))
+        let answer: String = (0..200)
+            .map(|i| format!("long answer line {i}\n"))
+            .collect();
+        Reply::openai_text(&answer)
     });
     let mut f = start(&mock.openai_base_url(), Mode::Ask, &[]).await;
     f.prompt("warm", "one run");

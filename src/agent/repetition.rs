@@ -1,0 +1,146 @@
+//! A model stuck repeating itself.
+//!
+//! Small local models fall into loops: the same line (`<tool_response>`,
+//! a sentence) streamed over and over until the context is full — on a
+//! CPU, half an hour of generation nobody reads. The guard watches an
+//! answer (or thought) as it streams and reports when its end has become
+//! one short unit repeated, so the call can be stopped at once.
+
+/// Longest repeating unit looked for, in bytes.
+const MAX_PERIOD: usize = 400;
+/// Bytes of repetition at the end that make a loop: at least six units of
+/// the longest period, and far more of a short one. Normal prose, code and
+/// tables never repeat one unit this long.
+const LOOP_SPAN: usize = 2400;
+/// Bytes streamed between two checks, so a long answer costs a check per
+/// few hundred bytes, not per delta.
+const CHECK_EVERY: usize = 256;
+
+/// Watches one growing text.
+#[derive(Debug, Default)]
+pub(super) struct RepetitionGuard {
+    checked_at: usize,
+}
+
+/// A loop found at the end of a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Loop {
+    /// Where the repetition begins (a char boundary).
+    pub start: usize,
+    /// Bytes of the repeating unit.
+    pub period: usize,
+}
+
+impl Loop {
+    /// `text` up to the end of the repetition's first unit: what the
+    /// model said before it looped and the unit once.
+    pub fn keep(self, text: &str) -> &str {
+        let mut end = (self.start + self.period).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        &text[..end]
+    }
+}
+
+impl RepetitionGuard {
+    /// Checks `text` (the whole text so far) when enough has streamed
+    /// since the last check.
+    pub fn check(&mut self, text: &str) -> Option<Loop> {
+        if text.len() < self.checked_at + CHECK_EVERY {
+            return None;
+        }
+        self.checked_at = text.len();
+        find_loop(text.as_bytes()).map(|found| {
+            let mut start = found.start;
+            while !text.is_char_boundary(start) {
+                start += 1;
+            }
+            Loop { start, ..found }
+        })
+    }
+}
+
+/// The loop at the end of `text`, whatever was checked before.
+pub(super) fn find_in(text: &str) -> Option<Loop> {
+    RepetitionGuard::default().check(text)
+}
+
+/// The shortest unit whose repetition fills the last [`LOOP_SPAN`] bytes,
+/// with where that repetition begins.
+fn find_loop(b: &[u8]) -> Option<Loop> {
+    let n = b.len();
+    let tail = n.checked_sub(LOOP_SPAN)?;
+    let period = (1..=MAX_PERIOD.min(tail)).find(|&p| b[tail..] == b[tail - p..n - p])?;
+    let mut start = tail - period;
+    while start > 0 && b[start - 1] == b[start - 1 + period] {
+        start -= 1;
+    }
+    Some(Loop { start, period })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Streams `text` into a guard in `chunk`-byte pieces (at char
+    /// boundaries), returning the first loop found and the bytes streamed.
+    fn stream(text: &str, chunk: usize) -> Option<(Loop, usize)> {
+        let mut guard = RepetitionGuard::default();
+        let mut end = 0;
+        while end < text.len() {
+            end = (end + chunk).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            if let Some(found) = guard.check(&text[..end]) {
+                return Some((found, end));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_repeated_line_is_a_loop_cut_after_its_first_unit() {
+        let text = format!("Here is the fix.\n{}", "<tool_response>\n".repeat(400));
+        let (found, streamed) = stream(&text, 7).unwrap();
+        assert_eq!(found.period, "<tool_response>\n".len());
+        assert!(streamed < LOOP_SPAN + CHECK_EVERY + 64, "{streamed}");
+        // The unit is found as it first starts: "\n<tool_response>".
+        assert_eq!(found.keep(&text), "Here is the fix.\n<tool_response>");
+    }
+
+    #[test]
+    fn a_repeated_paragraph_of_several_lines_is_a_loop() {
+        let unit = "To fix it, change the greeting.\nThen run the tests again.\n\n";
+        let text = format!("Start. {}", unit.repeat(60));
+        let (found, _) = stream(&text, 13).unwrap();
+        assert_eq!(found.period, unit.len());
+        assert_eq!(found.keep(&text), format!("Start. {unit}"));
+    }
+
+    #[test]
+    fn multi_byte_text_is_cut_at_a_char_boundary() {
+        let text = format!("Ça va: {}", "é—ü ".repeat(600));
+        let (found, streamed) = stream(&text, 5).unwrap();
+        let kept = found.keep(&text[..streamed]);
+        assert!(kept.starts_with("Ça va: é"), "{kept}");
+        assert!(kept.len() < 40, "{kept}");
+    }
+
+    #[test]
+    fn long_answers_that_do_not_loop_pass() {
+        // Varied lines, a long table with numbered rows, code: no loop.
+        let mut text = String::new();
+        for i in 0..400 {
+            text.push_str(&format!("| row {i} | value {} | ok |\n", i * 7 % 13));
+        }
+        for i in 0..200 {
+            text.push_str(&format!("    let x{i} = compute({i}, \"{}\");\n", i % 5));
+        }
+        assert_eq!(stream(&text, 9), None);
+        // A repetition shorter than the span is not a loop either.
+        let short = format!("a{}b", "-".repeat(LOOP_SPAN - 10));
+        assert_eq!(stream(&short, 50), None);
+    }
+}
