@@ -14,6 +14,7 @@ pub mod hooks;
 mod hub;
 pub mod image;
 mod lifecycle;
+mod plan_progress;
 mod prompt_images;
 mod recall;
 mod recall_search;

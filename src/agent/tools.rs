@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Notice;
 use super::hooks::{CallSite, Hooks, Permission};
+use super::plan_progress::unworked_completion;
 use super::repeat::{REPEAT_NOTE, previous_step_calls, same_call};
 use super::undo::SessionJournal;
 use super::worker::Worker;
@@ -72,6 +73,7 @@ impl Worker {
             .iter()
             .map(|call| {
                 let repeated = previous.iter().any(|earlier| same_call(call, earlier));
+                let unworked = unworked_completion(&self.window, call, meta.turn);
                 let (tools, mut ctx, call) = (self.tools.clone(), ctx.clone(), call.clone());
                 let (hooks, session_id, warn) = (hooks.clone(), session_id.clone(), warn.clone());
                 ctx.call_id = call.id.clone();
@@ -85,6 +87,9 @@ impl Worker {
                     };
                     if repeated {
                         output.content.push_str(REPEAT_NOTE);
+                    }
+                    if let Some(note) = unworked.filter(|_| !output.is_error) {
+                        output.content.push_str(&note);
                     }
                     tracing::debug!(tool = %call.name, id = %call.id, is_error = output.is_error, elapsed = ?started.elapsed(), "tool finished");
                     ToolOutcome {

@@ -368,6 +368,53 @@ async fn a_call_repeated_from_the_previous_step_is_told_so() {
     assert!(!result("c4").contains("[repeat]"), "{}", result("c4"));
 }
 
+/// A weak model told "Now do X" marks X completed with another plan and no
+/// work: the plan is accepted and its result says nothing ran since; a
+/// step completed after real work gets no such note.
+#[tokio::test]
+async fn a_plan_step_completed_without_work_in_between_is_questioned() {
+    let plan = |first: &str, second: &str| {
+        serde_json::json!({"plan": [
+            {"step": "find main", "status": first},
+            {"step": "report", "status": second},
+        ]})
+        .to_string()
+    };
+    let step = |id: &str, name: &str, args: &str| {
+        OpenAiStream::new()
+            .tool_call(id, name, &[args])
+            .into_reply()
+    };
+    let grep = r#"{"search_strs":["fn main"],"_intent":"find main"}"#;
+    let h = harness(vec![
+        step("c1", "update_plan", &plan("in_progress", "pending")),
+        step("c2", "update_plan", &plan("completed", "pending")),
+        step("c3", "grep", grep),
+        step("c4", "update_plan", &plan("completed", "completed")),
+        Reply::openai_text("done"),
+    ])
+    .await;
+    light_agent::tool::builtin::register_conversation(h.agent.tool(), None).unwrap();
+    let outcome = h.agent.prompt("find main").await.unwrap();
+    assert_eq!(outcome.cause, StopCause::Done, "{}", outcome.message);
+    let requests = h.mock.requests();
+    let result = |id: &str| {
+        let step: usize = id[1..].parse().unwrap();
+        tool_messages(&requests[step].body)
+            .into_iter()
+            .find(|(i, _)| i == id)
+            .map(|(_, c)| c)
+            .unwrap()
+    };
+    assert!(!result("c1").contains("[check]"), "{}", result("c1"));
+    assert!(
+        result("c2").contains("[check]: no other tool ran since your previous update_plan, yet this marks \"find main\" completed"),
+        "{}",
+        result("c2")
+    );
+    assert!(!result("c4").contains("[check]"), "{}", result("c4"));
+}
+
 /// A small model stuck in a loop streams the same line until its context
 /// is full: the call is stopped once the repetition is unmistakable, what
 /// came before it is kept with the repeated line once, and the turn ends
