@@ -10,8 +10,9 @@ use crate::protocol::{AgentEvent, Plan, StepStatus, ToolCall, UPDATE_PLAN};
 
 /// The note `call` gets when it is an `update_plan` that marks steps
 /// completed although no other tool ran in this turn since the previous
-/// `update_plan` (`window` holds this step's calls already). `None` for
-/// any other call, a turn's first plan, or when work was done in between.
+/// `update_plan` (or since the turn began: a first plan "completed" at
+/// once). `window` holds this step's calls already. `None` for any other
+/// call, or when work was done in between.
 pub(super) fn unworked_completion(
     window: &[AgentEvent],
     call: &ToolCall,
@@ -34,7 +35,7 @@ pub(super) fn unworked_completion(
             }
         }
     }
-    let previous = previous?;
+    let previous = previous.unwrap_or_default();
     let done_before = |step: &str| {
         previous
             .plan
@@ -49,7 +50,7 @@ pub(super) fn unworked_completion(
         .collect();
     (!newly.is_empty()).then(|| {
         format!(
-            "\n[check]: no other tool ran since your previous update_plan, yet this marks {} completed; \
+            "\n[check]: no other tool ran since your previous plan or the request, yet this marks {} completed; \
              if a step changes files or runs something, do it now with your other tools, then mark it completed",
             newly.join(", ")
         )
@@ -101,6 +102,13 @@ mod tests {
             "{note}"
         );
         assert!(!note.contains("add --version"), "{note}");
+        // A turn's first plan, all "completed" before anything ran (an
+        // earlier turn's work does not count).
+        let first = vec![
+            step(1, 1, vec![edit_call("e1")]),
+            step(2, 1, vec![now.clone()]),
+        ];
+        assert!(unworked_completion(&first, &now, 2).is_some());
     }
 
     #[test]
@@ -120,9 +128,12 @@ mod tests {
             step(1, 2, vec![edit_call("e1"), now.clone()]),
         ];
         assert_eq!(unworked_completion(&beside, &now, 1), None);
-        // The turn's first plan, even after an earlier turn's plan.
-        let first_of_turn = vec![step(1, 1, vec![first]), step(2, 1, vec![now.clone()])];
-        assert_eq!(unworked_completion(&first_of_turn, &now, 2), None);
+        // The turn's first plan after work in the turn.
+        let after_work = vec![
+            step(2, 1, vec![edit_call("e1")]),
+            step(2, 2, vec![now.clone()]),
+        ];
+        assert_eq!(unworked_completion(&after_work, &now, 2), None);
         // Nothing newly completed.
         let same = plan_call("p3", ["completed", "pending"]);
         let window = vec![step(1, 1, vec![now]), step(1, 2, vec![same.clone()])];

@@ -408,7 +408,7 @@ async fn a_plan_step_completed_without_work_in_between_is_questioned() {
     };
     assert!(!result("c1").contains("[check]"), "{}", result("c1"));
     assert!(
-        result("c2").contains("[check]: no other tool ran since your previous update_plan, yet this marks \"find main\" completed"),
+        result("c2").contains("[check]: no other tool ran since your previous plan or the request, yet this marks \"find main\" completed"),
         "{}",
         result("c2")
     );

@@ -132,7 +132,7 @@ async fn writing_tools_name_what_exists_when_the_file_to_change_is_missing() {
     assert!(out.is_error);
     assert!(
         out.content
-            .contains("settings.py does not exist; create it with write"),
+            .contains("settings.py does not exist (edit changes existing files): give the path of the file you mean"),
         "{}",
         out.content
     );

@@ -131,7 +131,7 @@ impl Tool for EditTool {
             Ok(Ok(Some(loaded))) => loaded,
             Ok(Ok(None)) => {
                 return ToolOutput::error(format!(
-                    "{} does not exist; create it with write (edit changes existing files){}",
+                    "{} does not exist (edit changes existing files): give the path of the file you mean, or create a new one with write{}",
                     args.path,
                     nearby(&ctx.root, &rel)
                 ));
