@@ -49,8 +49,7 @@ pub struct Environment {
     pub date: String,
     /// Git facts, when `cwd` is in a repository and git answers.
     pub git: Option<GitState>,
-    /// The commands that run the project's tests, each with the file it
-    /// comes from ([`test_commands`]).
+    /// The commands that run the project's tests ([`test_commands`]).
     pub test_commands: Vec<String>,
     /// The project map (at most [`MAP_CHARS`] characters), empty when the
     /// directory cannot be walked.
