@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Solved when greet.py greets with "Welcome", still says goodbye, and every line still ends in CRLF.
+# Solved when greet("Ana") returns "Welcome, Ana!", greet.py still prints its greeting and
+# goodbye, and every line still ends in CRLF.
 set -euo pipefail
 python3 - <<'PY'
 import sys
@@ -13,3 +14,4 @@ if bare:
 PY
 out=$(python3 greet.py | tr -d '\r')
 [[ "$out" == $'Welcome, Ana!\nGoodbye, Ana.' ]] || { echo "greet.py printed: $out"; exit 1; }
+python3 -c 'import greet, sys; got = greet.greet("Ana"); sys.exit(None if got == "Welcome, Ana!" else f"greet(\"Ana\") returned {got!r}")'
