@@ -6,12 +6,14 @@
 //! answer (or thought) as it streams and reports when its end has become
 //! one short unit repeated, so the call can be stopped at once.
 
-/// Longest repeating unit looked for, in bytes.
-const MAX_PERIOD: usize = 400;
-/// Bytes of repetition at the end that make a loop: at least six units of
-/// the longest period, and far more of a short one. Normal prose, code and
-/// tables never repeat one unit this long.
+/// Longest repeating unit looked for, in bytes: a few paragraphs with code
+/// blocks (the 1.5B model looped over an 878-byte pair of snippets).
+const MAX_PERIOD: usize = 2048;
+/// Fewest bytes of repetition at the end that make a loop, and fewest
+/// units of it ([`span`]): normal prose, code and tables never repeat one
+/// unit byte for byte this long.
 const LOOP_SPAN: usize = 2400;
+const LOOP_UNITS: usize = 4;
 /// Bytes streamed between two checks, so a long answer costs a check per
 /// few hundred bytes, not per delta.
 const CHECK_EVERY: usize = 256;
@@ -66,12 +68,19 @@ pub(super) fn find_in(text: &str) -> Option<Loop> {
     RepetitionGuard::default().check(text)
 }
 
-/// The shortest unit whose repetition fills the last [`LOOP_SPAN`] bytes,
-/// with where that repetition begins.
+/// Bytes of repetition of a `period`-byte unit that make a loop.
+fn span(period: usize) -> usize {
+    LOOP_SPAN.max(LOOP_UNITS * period)
+}
+
+/// The shortest unit whose repetition fills the last [`span`] bytes, with
+/// where that repetition begins.
 fn find_loop(b: &[u8]) -> Option<Loop> {
     let n = b.len();
-    let tail = n.checked_sub(LOOP_SPAN)?;
-    let period = (1..=MAX_PERIOD.min(tail)).find(|&p| b[tail..] == b[tail - p..n - p])?;
+    let (period, tail) = (1..=MAX_PERIOD).find_map(|p| {
+        let tail = n.checked_sub(span(p))?;
+        (tail >= p && b[tail..] == b[tail - p..n - p]).then_some((p, tail))
+    })?;
     let mut start = tail - period;
     while start > 0 && b[start - 1] == b[start - 1 + period] {
         start -= 1;
@@ -117,6 +126,31 @@ mod tests {
         let (found, _) = stream(&text, 13).unwrap();
         assert_eq!(found.period, unit.len());
         assert_eq!(found.keep(&text), format!("Start. {unit}"));
+    }
+
+    #[test]
+    fn a_repeated_group_of_code_blocks_is_a_loop() {
+        // Like what the 1.5B model streamed for 15 minutes (an 878-byte unit).
+        let snippet = |file: &str| {
+            format!(
+                "Here is `{file}`:\n\n```python\ndef compute_total(items):\n    total = 0\n    for item in items:\n        total += item.price\n    return total\n```\n\n"
+            )
+        };
+        let unit = format!(
+            "{}{}{}Then run the tests.\n\n",
+            snippet("cart.py"),
+            snippet("pricing.py"),
+            snippet("main.py")
+        );
+        assert!(unit.len() > 400, "{}", unit.len());
+        let text = format!("I renamed it.\n\n{}", unit.repeat(8));
+        let (found, streamed) = stream(&text, 11).unwrap();
+        assert_eq!(found.period, unit.len());
+        let bound = "I renamed it.\n\n".len() + span(unit.len()) + unit.len() + CHECK_EVERY;
+        assert!(streamed <= bound, "{streamed} > {bound}");
+        // The unit is found as it first starts: ".\n\nHere is …tests".
+        let rotated = &unit[..unit.len() - ".\n\n".len()];
+        assert_eq!(found.keep(&text), format!("I renamed it.\n\n{rotated}"));
     }
 
     #[test]
