@@ -22,6 +22,8 @@ const CHECK_EVERY: usize = 256;
 #[derive(Debug, Default)]
 pub(super) struct RepetitionGuard {
     checked_at: usize,
+    /// The loop found, once one is.
+    found: Option<Loop>,
 }
 
 /// A loop found at the end of a text.
@@ -53,19 +55,20 @@ impl RepetitionGuard {
             return None;
         }
         self.checked_at = text.len();
-        find_loop(text.as_bytes()).map(|found| {
+        self.found = find_loop(text.as_bytes()).map(|found| {
             let mut start = found.start;
             while !text.is_char_boundary(start) {
                 start += 1;
             }
             Loop { start, ..found }
-        })
+        });
+        self.found
     }
-}
 
-/// The loop at the end of `text`, whatever was checked before.
-pub(super) fn find_in(text: &str) -> Option<Loop> {
-    RepetitionGuard::default().check(text)
+    /// The loop the last check found, if any.
+    pub fn found(&self) -> Option<Loop> {
+        self.found
+    }
 }
 
 /// Bytes of repetition of a `period`-byte unit that make a loop.

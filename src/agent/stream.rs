@@ -140,8 +140,12 @@ impl Worker {
     /// fill the next request and lead the model back into the loop).
     async fn stop_loop(&mut self, mut attempt: Attempt, meta: Meta) -> CallOutcome {
         let mut repeated = 0;
-        for text in [&mut attempt.thought, &mut attempt.output] {
-            if let Some(found) = super::repetition::find_in(text) {
+        let found = [attempt.thought_guard.found(), attempt.output_guard.found()];
+        for (text, found) in [&mut attempt.thought, &mut attempt.output]
+            .into_iter()
+            .zip(found)
+        {
+            if let Some(found) = found {
                 let kept = found.keep(text).len();
                 repeated += text.len() - kept;
                 text.truncate(kept);

@@ -317,6 +317,24 @@ async fn bad_calls_come_back_to_the_model_as_error_results_and_the_turn_goes_on(
     assert_eq!(errors, 4);
 }
 
+/// A reply with the one tool call `name(args)`.
+fn one_call(id: &str, name: &str, args: &str) -> Reply {
+    OpenAiStream::new()
+        .tool_call(id, name, &[args])
+        .into_reply()
+}
+
+/// The result of call `cN` as the request right after step N carried it
+/// (older results may be folded into placeholders later).
+fn result_after(requests: &[support::RecordedRequest], id: &str) -> String {
+    let step: usize = id[1..].parse().unwrap();
+    tool_messages(&requests[step].body)
+        .into_iter()
+        .find(|(i, _)| i == id)
+        .map(|(_, c)| c)
+        .unwrap()
+}
+
 /// A weak model repeats its last call unchanged (the same search, the same
 /// plan) until the step limit: the repeat still runs, and its result says
 /// it is a repeat; a call repeated after another step in between does not.
@@ -325,33 +343,19 @@ async fn a_call_repeated_from_the_previous_step_is_told_so() {
     let grep = r#"{"search_strs":["fn main"],"_intent":"find main"}"#;
     let grep_again = r#"{"search_strs":["fn main"],"_intent":"look again"}"#;
     let tree = r#"{"_intent":"layout"}"#;
-    let step = |id: &str, name: &str, args: &str| {
-        OpenAiStream::new()
-            .tool_call(id, name, &[args])
-            .into_reply()
-    };
     let h = harness(vec![
-        step("c1", "grep", grep),
-        step("c2", "grep", grep_again),
-        step("c3", "tree", tree),
-        step("c4", "grep", grep),
+        one_call("c1", "grep", grep),
+        one_call("c2", "grep", grep_again),
+        one_call("c3", "tree", tree),
+        one_call("c4", "grep", grep),
         Reply::openai_text("done"),
     ])
     .await;
     let outcome = h.agent.prompt("find main").await.unwrap();
     assert_eq!(outcome.cause, StopCause::Done);
 
-    // Each result as the request right after its call carried it (older
-    // results may be folded into placeholders later).
     let requests = h.mock.requests();
-    let result = |id: &str| {
-        let step: usize = id[1..].parse().unwrap();
-        tool_messages(&requests[step].body)
-            .into_iter()
-            .find(|(i, _)| i == id)
-            .map(|(_, c)| c)
-            .unwrap()
-    };
+    let result = |id: &str| result_after(&requests, id);
     assert!(result("c1").contains("src/main.rs"), "{}", result("c1"));
     assert!(!result("c1").contains("[repeat]"), "{}", result("c1"));
     assert!(
@@ -380,17 +384,12 @@ async fn a_plan_step_completed_without_work_in_between_is_questioned() {
         ]})
         .to_string()
     };
-    let step = |id: &str, name: &str, args: &str| {
-        OpenAiStream::new()
-            .tool_call(id, name, &[args])
-            .into_reply()
-    };
     let grep = r#"{"search_strs":["fn main"],"_intent":"find main"}"#;
     let h = harness(vec![
-        step("c1", "update_plan", &plan("in_progress", "pending")),
-        step("c2", "update_plan", &plan("completed", "pending")),
-        step("c3", "grep", grep),
-        step("c4", "update_plan", &plan("completed", "completed")),
+        one_call("c1", "update_plan", &plan("in_progress", "pending")),
+        one_call("c2", "update_plan", &plan("completed", "pending")),
+        one_call("c3", "grep", grep),
+        one_call("c4", "update_plan", &plan("completed", "completed")),
         Reply::openai_text("done"),
     ])
     .await;
@@ -398,14 +397,7 @@ async fn a_plan_step_completed_without_work_in_between_is_questioned() {
     let outcome = h.agent.prompt("find main").await.unwrap();
     assert_eq!(outcome.cause, StopCause::Done, "{}", outcome.message);
     let requests = h.mock.requests();
-    let result = |id: &str| {
-        let step: usize = id[1..].parse().unwrap();
-        tool_messages(&requests[step].body)
-            .into_iter()
-            .find(|(i, _)| i == id)
-            .map(|(_, c)| c)
-            .unwrap()
-    };
+    let result = |id: &str| result_after(&requests, id);
     assert!(!result("c1").contains("[check]"), "{}", result("c1"));
     assert!(
         result("c2").contains("[check]: no other tool ran since your previous plan or the request, yet this marks \"find main\" completed"),
