@@ -13,18 +13,37 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 /// wrote it, by path relative to the working directory. A writing tool
 /// refuses to change a file whose content differs from what is remembered
 /// (someone else changed it); files never seen are not guarded, except that
-/// `write` will not replace one. Cheap to clone.
+/// `write` will not replace one. Also the writes that were held back for
+/// dropping most of a file, so that sending one again confirms it. Cheap to
+/// clone.
 #[derive(Debug, Clone, Default)]
 pub struct SeenFiles {
     hashes: Arc<Mutex<HashMap<String, u64>>>,
+    held_writes: Arc<Mutex<HashMap<String, u64>>>,
+}
+
+/// A poisoned map still holds valid hashes.
+fn lock(map: &Mutex<HashMap<String, u64>>) -> MutexGuard<'_, HashMap<String, u64>> {
+    map.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl SeenFiles {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, u64>> {
-        // A poisoned map still holds valid hashes.
-        self.hashes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.hashes)
+    }
+
+    /// Remembers that a write of `content` to `path` was held back.
+    pub fn hold_write(&self, path: &str, content: &[u8]) {
+        lock(&self.held_writes).insert(path.to_string(), content_hash(content));
+    }
+
+    /// Whether this write of `content` to `path` is the one last held back
+    /// (and forgets it: a confirmation counts once).
+    pub fn confirms_held_write(&self, path: &str, content: &[u8]) -> bool {
+        let mut held = lock(&self.held_writes);
+        let confirms = held.get(path) == Some(&content_hash(content));
+        held.remove(path);
+        confirms
     }
 
     /// Remembers that the agent now knows `path` as `bytes`.
@@ -45,6 +64,7 @@ impl SeenFiles {
     /// Forgets everything (another session was loaded).
     pub fn clear(&self) {
         self.lock().clear();
+        lock(&self.held_writes).clear();
     }
 }
 
@@ -62,5 +82,21 @@ mod tests {
         assert_eq!(seen.hash("a"), Some(content_hash(b"two")));
         seen.forget("a");
         assert_eq!(other.hash("a"), None);
+    }
+
+    #[test]
+    fn a_held_write_is_confirmed_once_by_the_same_content() {
+        let seen = SeenFiles::default();
+        assert!(!seen.confirms_held_write("a", b"x"));
+        seen.hold_write("a", b"x");
+        assert!(!seen.confirms_held_write("b", b"x"));
+        assert!(seen.clone().confirms_held_write("a", b"x"));
+        assert!(!seen.confirms_held_write("a", b"x"));
+        seen.hold_write("a", b"x");
+        assert!(!seen.confirms_held_write("a", b"y"));
+        assert!(
+            !seen.confirms_held_write("a", b"x"),
+            "another write forgets the held one"
+        );
     }
 }

@@ -90,6 +90,60 @@ async fn a_grep_without_matches_says_what_it_searched_and_suggests_a_shorter_fra
 }
 
 #[tokio::test]
+async fn a_phrase_without_matches_shows_the_lines_holding_its_words_best_file_first() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "README.md", "# relay\n");
+    write(dir.path(), "docs/deploy.md", "The proxy listens on 443.\n");
+    write(
+        dir.path(),
+        "relay/settings.py",
+        "# Where the relay listens unless RELAY_PORT says otherwise.\nHOST = 'localhost'\nDEFAULT_PORT = 7421\n",
+    );
+    let args = json!({"search_strs": ["relay server listen by default"]});
+    let out = call(dir.path(), EditFormat::Replace, "grep", args).await;
+    assert!(!out.is_error, "{}", out.content);
+    holds(
+        &out,
+        &[
+            "[words]: no line holds the text as given; these lines hold its words `relay`, `server`, `listen`, `default` in any case",
+        ],
+    );
+    let (_, listed) = out.content.split_once("[words]").unwrap();
+    // settings.py holds three of the words, the others one each.
+    let order: Vec<usize> = [
+        "- relay/settings.py:1\n  # Where the relay listens",
+        "- relay/settings.py:3\n  DEFAULT_PORT = 7421",
+        "- README.md:1",
+        "- docs/deploy.md:1",
+    ]
+    .iter()
+    .map(|line| {
+        listed
+            .find(line)
+            .unwrap_or_else(|| panic!("{line:?} missing from:\n{listed}"))
+    })
+    .collect();
+    assert!(order.is_sorted(), "{listed}");
+    assert!(!listed.contains("HOST"), "{listed}");
+
+    // A single word in the wrong case is found in any case.
+    let args = json!({"search_strs": ["default_port"]});
+    let out = call(dir.path(), EditFormat::Replace, "grep", args).await;
+    holds(
+        &out,
+        &[
+            "its words `default_port` in any case",
+            "- relay/settings.py:3\n  DEFAULT_PORT = 7421",
+        ],
+    );
+
+    // Nothing is added when the words are nowhere either.
+    let args = json!({"search_strs": ["quantum flux"]});
+    let out = call(dir.path(), EditFormat::Replace, "grep", args).await;
+    assert!(!out.content.contains("[words]"), "{}", out.content);
+}
+
+#[tokio::test]
 async fn read_file_and_tree_of_missing_paths_point_at_the_closest_by_name() {
     let dir = project();
     let out = call(

@@ -258,6 +258,69 @@ async fn write_over_a_file_read_in_its_current_form_applies_and_keeps_its_format
     );
 }
 
+#[tokio::test]
+async fn a_write_dropping_most_of_a_file_after_an_edit_is_held_until_sent_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = "# Greetings.\n\ndef greet(name):\n    return \"Hello, \" + name\n\n\ndef farewell(name):\n    return \"Bye, \" + name\n\n\nif __name__ == \"__main__\":\n    print(greet(\"Ana\"))\n";
+    fs::write(dir.path().join("greet.py"), original).unwrap();
+    let registry = registry();
+    let ctx = context(dir.path());
+    let edit =
+        json!({"path": "greet.py", "edits": [{"old_string": "Hello", "new_string": "Welcome"}]});
+    let out = call(&registry, &ctx, "edit", edit).await;
+    assert!(!out.is_error, "{}", out.content);
+    let edited = fs::read_to_string(dir.path().join("greet.py")).unwrap();
+
+    // The model "saves" its edit by rewriting the file from memory.
+    let rewrite =
+        json!({"path": "greet.py", "content": "def greet(name):\n    return 'Welcome, ' + name\n"});
+    let out = call(&registry, &ctx, "write", rewrite.clone()).await;
+    assert!(out.is_error);
+    assert!(
+        out.content.starts_with("[what]: this write would drop 6 of the 7 non-blank lines of greet.py and keep 1; nothing was written\n[how]: to change part of the file, use edit (what edit changed is already saved)"),
+        "{}",
+        out.content
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("greet.py")).unwrap(),
+        edited
+    );
+
+    // Another write first: the held one no longer counts as confirmed.
+    let other = json!({"path": "greet.py", "content": "x = 1\n"});
+    assert!(call(&registry, &ctx, "write", other).await.is_error);
+    assert!(
+        call(&registry, &ctx, "write", rewrite.clone())
+            .await
+            .is_error
+    );
+    // Sent again unchanged, it is what the model means.
+    let out = call(&registry, &ctx, "write", rewrite).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("greet.py")).unwrap(),
+        "def greet(name):\n    return 'Welcome, ' + name\n"
+    );
+
+    // Growing or keeping most of a file is never held.
+    let out = call(
+        &registry,
+        &ctx,
+        "write",
+        json!({"path": "greet.py", "content": "a\nb\nc\nd\ne\nf\ng\n"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.content);
+    let out = call(
+        &registry,
+        &ctx,
+        "write",
+        json!({"path": "greet.py", "content": "a\nb\nc\nd\nX\n"}),
+    )
+    .await;
+    assert!(!out.is_error, "{}", out.content);
+}
+
 #[cfg(unix)]
 #[tokio::test]
 async fn file_modes_are_kept() {

@@ -77,31 +77,55 @@ impl Tool for GrepTool {
             Ok(scope) => scope,
             Err(refusal) => return refusal.into(),
         };
-        let matcher = match RegexMatcherBuilder::new()
-            .fixed_strings(true)
-            .line_terminator(Some(b'\n'))
-            .build_many(&valid)
-        {
-            Ok(matcher) => matcher,
-            Err(e) => return ToolOutput::error(format!("grep could not build its matcher: {e}")),
-        };
-
-        let root = ctx.root.clone();
-        let start = scope.clone();
-        let searched = blocking::run_blocking(&ctx.cancel, move |stop| {
-            search(&root, &start, &matcher, stop)
-        })
-        .await;
-        let found = match searched {
-            Ok(Ok(Some(found))) => found,
-            Ok(Ok(None)) => return blocking::cancelled(NAME),
-            Ok(Err(refusal)) if refusal.kind == FsRefusalKind::NotDirectory => {
+        let found = match search_for(&ctx, &scope, &valid, false).await {
+            Ok(found) => found,
+            Err(Some(refusal)) if refusal.kind == FsRefusalKind::NotDirectory => {
                 return scope_not_directory(scope_input);
             }
-            Ok(Err(refusal)) => return refusal.guided(&ctx.root, &scope).into(),
-            Err(interrupted) => return interrupted.into_output(NAME),
+            Err(Some(refusal)) => return refusal.guided(&ctx.root, &scope).into(),
+            Err(None) => return blocking::cancelled(NAME),
         };
-        ToolOutput::ok(render(&valid, &skipped, &scope.to_string(), &found))
+        let mut text = render(&valid, &skipped, &scope.to_string(), &found);
+        if found.matches.is_empty() {
+            let terms = word_terms(&valid);
+            if !terms.is_empty() {
+                match search_for(&ctx, &scope, &terms, true).await {
+                    Ok(near) => text.push_str(&render_words(&terms, &near)),
+                    Err(None) => return blocking::cancelled(NAME),
+                    // The scope was searched a moment ago; a refusal now
+                    // (it was swapped) leaves the answer as it is.
+                    Err(Some(_)) => {}
+                }
+            }
+        }
+        ToolOutput::ok(text)
+    }
+}
+
+/// Searches `scope` for `strs` as literals (in any case when `any_case`).
+/// `Err(None)`: stopped or failed to start; `Err(Some)`: the scope refused.
+async fn search_for(
+    ctx: &ToolContext,
+    scope: &RelPath,
+    strs: &[String],
+    any_case: bool,
+) -> Result<Found, Option<FsRefusal>> {
+    let matcher = RegexMatcherBuilder::new()
+        .fixed_strings(true)
+        .case_insensitive(any_case)
+        .line_terminator(Some(b'\n'))
+        .build_many(strs)
+        .map_err(|_| None)?;
+    let root = ctx.root.clone();
+    let start = scope.clone();
+    let searched = blocking::run_blocking(&ctx.cancel, move |stop| {
+        search(&root, &start, &matcher, stop)
+    })
+    .await;
+    match searched {
+        Ok(Ok(Some(found))) => Ok(found),
+        Ok(Err(refusal)) => Err(Some(refusal)),
+        Ok(Ok(None)) | Err(_) => Err(None),
     }
 }
 
@@ -361,6 +385,90 @@ fn render(valid: &[String], skipped: &[String], scope: &str, found: &Found) -> S
         let _ = writeln!(out, "\n[how]: {}", no_match_advice(valid, scope));
     }
     out.trim_end().to_owned()
+}
+
+/// Most lines shown for a search's words after the search found nothing.
+const MAX_WORD_LINES: usize = 30;
+
+/// Words too common to locate anything.
+const STOP_WORDS: [&str; 20] = [
+    "the", "and", "for", "with", "from", "that", "this", "which", "what", "where", "when", "how",
+    "does", "into", "are", "was", "its", "not", "any", "all",
+];
+
+/// What to search, in any case, after the strings as given found nothing:
+/// each single-word string itself, and the words (3 characters or more,
+/// common ones left out) of each longer one. Lowercase, each once.
+fn word_terms(valid: &[String]) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    for s in valid {
+        let words: Vec<&str> = s
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let candidates = if words.len() <= 1 {
+            vec![s.trim()]
+        } else {
+            words
+        };
+        for word in candidates {
+            let word = word.to_lowercase();
+            if word.chars().count() >= 3
+                && !STOP_WORDS.contains(&word.as_str())
+                && !terms.contains(&word)
+            {
+                terms.push(word);
+            }
+        }
+    }
+    terms
+}
+
+/// The lines holding `terms`, files holding the most distinct terms first
+/// (a file that names the subject several ways is likelier the answer than
+/// one that repeats a common word), each file's lines in order.
+fn render_words(terms: &[String], near: &Found) -> String {
+    if near.matches.is_empty() {
+        return String::new();
+    }
+    /// One file's matching lines: (line number, text).
+    type Lines<'a> = Vec<(u64, &'a str)>;
+    let mut files: BTreeMap<&str, Lines> = BTreeMap::new();
+    for ((path, line), text) in &near.matches {
+        files.entry(path).or_default().push((*line, text));
+    }
+    let holds = |lines: &Lines| {
+        terms
+            .iter()
+            .filter(|term| {
+                lines
+                    .iter()
+                    .any(|(_, text)| text.to_lowercase().contains(*term))
+            })
+            .count()
+    };
+    let mut ranked: Vec<(usize, &str, Lines)> = files
+        .into_iter()
+        .map(|(path, lines)| (holds(&lines), path, lines))
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    let listed: Vec<String> = terms.iter().map(|t| format!("`{t}`")).collect();
+    let mut out = format!(
+        "\n\n[words]: no line holds the text as given; these lines hold its words {} in any case, files holding the most of them first:",
+        listed.join(", ")
+    );
+    let lines = ranked
+        .iter()
+        .flat_map(|(_, path, lines)| lines.iter().map(move |(line, text)| (path, line, text)));
+    for (path, line, text) in lines.take(MAX_WORD_LINES) {
+        let _ = write!(out, "\n- {path}:{line}\n  {text}");
+    }
+    if near.matches.len() > MAX_WORD_LINES || near.truncated {
+        out.push_str(
+            "\n> more lines hold these words; search for one of them, or narrow the scope",
+        );
+    }
+    out
 }
 
 /// What to try after a search found nothing: a shorter fragment of a long

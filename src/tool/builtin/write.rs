@@ -1,11 +1,14 @@
 //! `write`: create a file, or replace one the agent has seen as it is.
 
+use std::collections::HashSet;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::edit::rename;
 use super::{blocking, change};
+use crate::tool::labelled::Labelled;
 use crate::tool::patch::{MAX_EDIT_BYTES, TextFile};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 
@@ -96,6 +99,11 @@ impl Tool for WriteTool {
                 rel
             ));
         }
+        if let Some(existing) = &loaded
+            && let Some(held) = held_back(&ctx, &existing.path, &before_text, &after_text)
+        {
+            return held;
+        }
         let change = change::FileChange {
             rel,
             before: loaded,
@@ -105,4 +113,40 @@ impl Tool for WriteTool {
         };
         change::apply(&ctx, NAME, vec![change]).await
     }
+}
+
+/// Fewest non-blank lines a file has before a shrinking write is held back.
+const HOLD_MIN_LINES: usize = 6;
+
+/// The refusal of a write that would drop most of `path`'s non-blank lines
+/// and shorten it (remembered, so that the same write sent again goes
+/// through). Why: a weak model "saves" the edit it just made by rewriting the
+/// file from memory, and the rewrite loses the rest of it.
+fn held_back(ctx: &ToolContext, path: &str, before: &str, after: &str) -> Option<ToolOutput> {
+    let old: Vec<&str> = before
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let new: HashSet<&str> = after.lines().map(str::trim).collect();
+    let kept = old.iter().filter(|line| new.contains(*line)).count();
+    let drops_most = old.len() >= HOLD_MIN_LINES
+        && kept * 2 < old.len()
+        && after.lines().count() < before.lines().count();
+    if !drops_most || ctx.seen.confirms_held_write(path, after.as_bytes()) {
+        return None;
+    }
+    ctx.seen.hold_write(path, after.as_bytes());
+    Some(ToolOutput::error(
+        Labelled::what(format!(
+            "this write would drop {} of the {} non-blank lines of {path} and keep {kept}; nothing was written",
+            old.len() - kept,
+            old.len()
+        ))
+        .line(
+            "how",
+            "to change part of the file, use edit (what edit changed is already saved); to replace the whole file anyway, send this same write again",
+        )
+        .finish(),
+    ))
 }
