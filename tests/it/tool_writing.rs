@@ -259,6 +259,46 @@ async fn write_over_a_file_read_in_its_current_form_applies_and_keeps_its_format
 }
 
 #[tokio::test]
+async fn an_edit_padded_with_no_op_edits_applies_its_real_one() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("g.py"),
+        "def greet():\r\n    return 'Hello'\r\nprint(greet())\r\n",
+    )
+    .unwrap();
+    let registry = registry();
+    let ctx = context(dir.path());
+    let edit = json!({"path": "g.py", "edits": [
+        {"old_string": "greet", "new_string": "greet"},
+        {"old_string": "Hello", "new_string": "Welcome"},
+        {"old_string": "g.py", "new_string": "g.py"}
+    ]});
+    let out = call(&registry, &ctx, "edit", edit).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert!(
+        out.content.ends_with(
+            "\n[skipped]: edits 1, 3 changed nothing (old_string and new_string are the same)"
+        ),
+        "{}",
+        out.content
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("g.py")).unwrap(),
+        "def greet():\r\n    return 'Welcome'\r\nprint(greet())\r\n"
+    );
+    // Only no-ops: refused, nothing written.
+    let edit = json!({"path": "g.py", "edits": [{"old_string": "greet", "new_string": "greet"}]});
+    let out = call(&registry, &ctx, "edit", edit).await;
+    assert!(out.is_error);
+    assert!(
+        out.content
+            .contains("edit 1: old_string and new_string are the same; nothing was changed"),
+        "{}",
+        out.content
+    );
+}
+
+#[tokio::test]
 async fn a_write_dropping_most_of_a_file_after_an_edit_is_held_until_sent_again() {
     let dir = tempfile::tempdir().unwrap();
     let original = "# Greetings.\n\ndef greet(name):\n    return \"Hello, \" + name\n\n\ndef farewell(name):\n    return \"Bye, \" + name\n\n\nif __name__ == \"__main__\":\n    print(greet(\"Ana\"))\n";

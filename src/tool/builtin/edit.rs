@@ -166,6 +166,12 @@ impl Tool for EditTool {
                 return change::with_unseen_content(&ctx, &loaded, ToolOutput::error(failed));
             }
         };
+        let passed_over: Vec<String> = replacements
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.is_no_op())
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
         let after = file.bytes_of(&new_text);
         let change = change::FileChange {
             rel: loaded.rel.clone(),
@@ -174,6 +180,18 @@ impl Tool for EditTool {
             after: Some(after),
             before: Some(loaded),
         };
-        change::apply(&ctx, NAME, vec![change]).await
+        let mut out = change::apply(&ctx, NAME, vec![change]).await;
+        if !out.is_error && !passed_over.is_empty() {
+            let edits = if passed_over.len() == 1 {
+                "edit"
+            } else {
+                "edits"
+            };
+            out.content.push_str(&format!(
+                "\n[skipped]: {edits} {} changed nothing (old_string and new_string are the same)",
+                passed_over.join(", ")
+            ));
+        }
+        out
     }
 }

@@ -99,17 +99,31 @@ struct Span {
     edit: usize,
 }
 
+impl Replacement {
+    /// Whether it changes nothing (`old` and `new` are the same).
+    pub fn is_no_op(&self) -> bool {
+        self.old == self.new
+    }
+}
+
 /// Applies `edits` to `file`, all matched against the text as it was, and
-/// returns the new text (line endings of added lines follow the file).
+/// returns the new text (line endings of added lines follow the file). An
+/// edit that changes nothing is passed over when another one changes
+/// something: weak models pad a real edit with such copies, and refusing
+/// the call for them would throw the real edit away.
 pub fn apply_replacements(file: &TextFile, edits: &[Replacement]) -> Result<String, ReplaceError> {
     let mut views: [Option<Loosened<'_>>; 2] = [None, None];
     let mut spans = Vec::new();
+    let changes_something = edits.iter().any(|e| !e.is_no_op());
     for (i, edit) in edits.iter().enumerate() {
         let number = i + 1;
         if edit.old.is_empty() {
             return Err(ReplaceError::EmptyOld { edit: number });
         }
-        if edit.old == edit.new {
+        if edit.is_no_op() {
+            if changes_something {
+                continue;
+            }
             return Err(ReplaceError::NoChange { edit: number });
         }
         spans.extend(find(file, edit, number, &mut views)?);
@@ -396,6 +410,20 @@ mod tests {
         );
         assert_eq!(
             apply("a", &[edit("a", "a")]),
+            Err(ReplaceError::NoChange { edit: 1 })
+        );
+    }
+
+    #[test]
+    fn a_no_op_beside_a_real_edit_is_passed_over() {
+        // `greet` matches twice, which would refuse it were it applied.
+        let text = "def greet():\n    return 'Hello'\nprint(greet())\n";
+        assert_eq!(
+            apply(text, &[edit("greet", "greet"), edit("Hello", "Welcome")]).unwrap(),
+            "def greet():\n    return 'Welcome'\nprint(greet())\n"
+        );
+        assert_eq!(
+            apply(text, &[edit("greet", "greet"), edit("x", "x")]),
             Err(ReplaceError::NoChange { edit: 1 })
         );
     }
