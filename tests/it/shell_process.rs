@@ -193,6 +193,15 @@ async fn a_background_job_is_readable_and_ends_with_the_session() {
 #[tokio::test]
 async fn shell_kill_ends_a_job() {
     let h = ShellHarness::with_env(&[]);
+    // Before any job: the model is told none was started, not to try job-1.
+    let none = h.call("shell_output", json!({ "id": "job-1" })).await;
+    assert!(none.is_error);
+    assert!(
+        none.content
+            .starts_with("there is no job \"job-1\": no command was started in the background"),
+        "{}",
+        none.content
+    );
     let nap = unique_sleep(60);
     let out = h
         .call(
@@ -207,6 +216,10 @@ async fn shell_kill_ends_a_job() {
     assert_eq!(wait_until_gone(&nap).await, Vec::<u32>::new());
     let unknown = h.call("shell_kill", json!({ "id": "job-9" })).await;
     assert!(unknown.is_error);
+    assert_eq!(
+        unknown.content,
+        "there is no job \"job-9\"; the jobs are job-1"
+    );
 }
 
 #[tokio::test]

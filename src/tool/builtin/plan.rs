@@ -91,11 +91,13 @@ fn answer(plan: &Plan) -> ToolOutput {
 
 /// The result of an accepted plan: it names the step to work on, so a model
 /// goes on with the work instead of restating the plan (small models loop
-/// on `update_plan` when the result says only that it was taken).
+/// on `update_plan` when the result says only that it was taken; when it
+/// ended "call update_plan again when a step's status changes", the 1.5B
+/// model sent the same plan again next in 8 of the 17 runs that made one).
 fn accepted(plan: &Plan) -> String {
     match plan.current_step() {
         Some(step) => format!(
-            "Plan updated. Now do \"{}\" with your other tools; call update_plan again when a step's status changes.",
+            "Plan updated. Now do \"{}\": call the tool that step needs.",
             step.step.trim()
         ),
         None if plan.plan.is_empty() => "Plan cleared.".to_string(),

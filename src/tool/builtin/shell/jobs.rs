@@ -73,8 +73,23 @@ impl Jobs {
         self.list.iter().filter(|j| j.is_running()).count()
     }
 
-    pub(crate) fn find_mut(&mut self, id: &str) -> Option<&mut Job> {
-        self.list.iter_mut().find(|j| j.id == id.trim())
+    /// Job `id`, or why there is none: the ids there are, or that no
+    /// command was started in the background (a model guesses `job-1`).
+    pub(crate) fn find_mut(&mut self, id: &str) -> Result<&mut Job, String> {
+        let Some(at) = self.list.iter().position(|j| j.id == id.trim()) else {
+            return Err(self.unknown(id));
+        };
+        Ok(&mut self.list[at])
+    }
+
+    fn unknown(&self, id: &str) -> String {
+        if self.list.is_empty() {
+            return format!(
+                "there is no job {id:?}: no command was started in the background in this session (shell with background: true starts one)"
+            );
+        }
+        let ids: Vec<&str> = self.list.iter().map(|j| j.id.as_str()).collect();
+        format!("there is no job {id:?}; the jobs are {}", ids.join(", "))
     }
 
     /// Stops every running job (their tasks stop the process groups).

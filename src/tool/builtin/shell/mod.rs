@@ -260,17 +260,13 @@ impl Shell {
     pub async fn kill_job(&self, id: &str) -> Result<JobInfo, String> {
         let mut ended = {
             let mut jobs = jobs_lock(&self.inner.jobs);
-            let job = jobs.find_mut(id).ok_or_else(|| unknown_job(id))?;
+            let job = jobs.find_mut(id)?;
             job.stop.cancel();
             job.ended.clone()
         };
         let _ = tokio::time::timeout(process::GRACE * 3, ended.wait_for(|end| end.is_some())).await;
-        let jobs = jobs_lock(&self.inner.jobs);
-        jobs.list
-            .iter()
-            .find(|j| j.id == id.trim())
-            .map(Job::info)
-            .ok_or_else(|| unknown_job(id))
+        let mut jobs = jobs_lock(&self.inner.jobs);
+        jobs.find_mut(id).map(|job| job.info())
     }
 
     /// Ends every running job (the session is ending).
@@ -288,10 +284,7 @@ impl Shell {
     ) -> Result<JobRead, String> {
         let mut ended = {
             let mut jobs = jobs_lock(&self.inner.jobs);
-            jobs.find_mut(id)
-                .ok_or_else(|| unknown_job(id))?
-                .ended
-                .clone()
+            jobs.find_mut(id)?.ended.clone()
         };
         if !wait.is_zero() {
             tokio::select! {
@@ -301,7 +294,7 @@ impl Shell {
             }
         }
         let mut jobs = jobs_lock(&self.inner.jobs);
-        let job = jobs.find_mut(id).ok_or_else(|| unknown_job(id))?;
+        let job = jobs.find_mut(id)?;
         let info = job.info();
         let output = run::lock(&job.output);
         let (omitted, text) = output.since(job.read_pos);
@@ -365,10 +358,6 @@ pub(crate) struct JobRead {
     pub omitted: u64,
     pub text: String,
     pub log: Option<PathBuf>,
-}
-
-fn unknown_job(id: &str) -> String {
-    format!("there is no job {id:?}; /jobs or shell_output ids look like job-1")
 }
 
 fn jobs_lock(jobs: &SharedJobs) -> std::sync::MutexGuard<'_, Jobs> {
