@@ -19,7 +19,6 @@ mod prompt_images;
 mod recall;
 mod recall_search;
 mod repeat;
-mod repetition;
 mod skill_tool;
 mod stream;
 pub mod task;

@@ -8,8 +8,8 @@
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::repetition::RepetitionGuard;
 use super::worker::Worker;
+use crate::ai::repetition::RepetitionGuard;
 use crate::ai::{AiError, AiErrorKind, StreamRequest, sleep_or_cancel};
 use crate::protocol::Notice;
 use crate::protocol::{AgentEvent, Meta, ToolCall};

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use super::repetition::RepetitionGuard;
+use super::{AiError, AiErrorKind};
 use crate::protocol::{AgentEvent, Meta, ToolCall, Usage};
 
 /// A tool call whose fragments are still arriving.
@@ -17,6 +19,8 @@ struct PartialCall {
     /// Arguments given whole at the start (Anthropic `tool_use.input`),
     /// used when no fragment follows.
     initial_args: Option<Value>,
+    /// Watches `args` for a model stuck repeating itself.
+    guard: RepetitionGuard,
 }
 
 /// Accumulates one model call's reasoning, answer and tool calls.
@@ -27,6 +31,8 @@ pub(crate) struct StepAssembler {
     calls: Vec<PartialCall>,
     /// Whether any `thought_delta` or `output_delta` has been emitted.
     pub(crate) saw_delta: bool,
+    /// The call whose arguments became a loop, and the bytes repeated.
+    looped: Option<(String, usize)>,
 }
 
 impl StepAssembler {
@@ -93,7 +99,29 @@ impl StepAssembler {
         }
         if let Some(args) = args {
             call.args.push_str(args);
+            if let Some(found) = call.guard.check(&call.args) {
+                let repeated = call.args.len() - found.keep(&call.args).len();
+                self.looped = Some((call.name.clone(), repeated));
+            }
         }
+    }
+
+    /// Fails when a call's arguments have become one unit repeated over and
+    /// over (a small model's loop; it would go on until the context is
+    /// full). Not retried: the same request leads the model back into it.
+    pub(crate) fn check_repetition(&self) -> Result<(), AiError> {
+        let Some((name, repeated)) = &self.looped else {
+            return Ok(());
+        };
+        Err(AiError {
+            retryable: false,
+            ..AiError::new(
+                AiErrorKind::Decode,
+                format!(
+                    "the model repeated the same text over and over in the arguments of its `{name}` call ({repeated} bytes of it) and was stopped; the call was not run. Ask again, or rephrase"
+                ),
+            )
+        })
     }
 
     /// Slot of the most recent call, so fragments without an index attach
@@ -116,6 +144,7 @@ impl StepAssembler {
             name: name.to_owned(),
             args: String::new(),
             initial_args: input,
+            guard: RepetitionGuard::default(),
         });
     }
 
@@ -219,6 +248,28 @@ mod tests {
             Some(AgentEvent::ToolCalls { calls, .. }) => calls,
             other => panic!("expected tool_calls, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn arguments_that_loop_fail_the_step_and_varied_ones_do_not() {
+        let mut a = StepAssembler::default();
+        a.tool_call_fragment(0, Some("c1"), Some("edit"), Some("{\"content\": \""));
+        // A long file whose lines differ is no loop.
+        for i in 0..3_000 {
+            a.tool_call_fragment(0, None, None, Some(&format!("    line {i}\\n")));
+            assert_eq!(a.check_repetition(), Ok(()));
+        }
+        for _ in 0..1_000 {
+            a.tool_call_fragment(0, None, None, Some("[^\\u00"));
+        }
+        let err = a.check_repetition().unwrap_err();
+        assert!(!err.retryable);
+        assert!(
+            err.message
+                .contains("over and over in the arguments of its `edit` call"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! stream format; [`SseWire`]: the framing and event loop every provider's
 //! decoder shares, since all of them stream Server-Sent Events.
 
+use super::assemble::StepAssembler;
 use super::http::cut_stream_error;
 use super::sse::{SseDecoder, SseEvent};
 use super::{AiError, AiErrorKind};
@@ -60,6 +61,9 @@ pub(crate) trait SseWire {
     /// The decoder's framer.
     fn frames(&mut self) -> &mut SseFrames;
 
+    /// The decoder's step so far.
+    fn step(&self) -> &StepAssembler;
+
     /// Decodes one event, appending the deltas it completes to `out`.
     fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError>;
 
@@ -85,10 +89,14 @@ pub(crate) trait SseWire {
     }
 
     /// Handles the framed events in order and empties the buffer; the
-    /// events after a failing one are dropped with it.
+    /// events after a failing one are dropped with it. A tool call whose
+    /// arguments have become a loop fails the stream.
     fn drain_sse(&mut self, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
         let mut events = std::mem::take(&mut self.frames().events);
-        let result = events.iter().try_for_each(|event| self.handle(event, out));
+        let result = events.iter().try_for_each(|event| {
+            self.handle(event, out)?;
+            self.step().check_repetition()
+        });
         events.clear();
         self.frames().events = events;
         result

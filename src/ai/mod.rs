@@ -50,6 +50,7 @@ mod http;
 mod image;
 pub mod openai;
 mod probe;
+pub(crate) mod repetition;
 mod replay;
 pub mod responses;
 pub mod retry;

@@ -439,6 +439,36 @@ async fn a_model_repeating_itself_is_stopped_and_the_loop_is_not_kept() {
 }
 
 #[tokio::test]
+async fn a_tool_call_whose_arguments_loop_is_stopped_and_not_run() {
+    let mut fragments = vec![r#"{"path": "a.txt", "content": "x"#];
+    fragments.extend(std::iter::repeat_n(r#"[^\u00"#, 5_000));
+    fragments.push(r#""}"#);
+    let looping = OpenAiStream::new()
+        .tool_call("c1", "write", &fragments)
+        .into_reply();
+    let h = harness(vec![looping, Reply::openai_text("not asked for")]).await;
+    let outcome = h.agent.prompt("write it").await.unwrap();
+    assert_eq!(outcome.cause, StopCause::Llm);
+    assert!(
+        outcome
+            .message
+            .contains("over and over in the arguments of its `write` call"),
+        "{}",
+        outcome.message
+    );
+    // Not retried, and nothing ran.
+    assert_eq!(h.mock.requests().len(), 1);
+    let stored = h.session.load_all().await.unwrap();
+    assert!(
+        !stored.iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolCalls { .. } | AgentEvent::ToolResult { .. }
+        )),
+        "{stored:?}"
+    );
+}
+
+#[tokio::test]
 async fn interrupt_mid_stream_stops_at_once_keeps_what_was_shown_and_the_queue() {
     let hanging = OpenAiStream::new()
         .text("partial answer that never ends")

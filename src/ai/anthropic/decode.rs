@@ -86,6 +86,10 @@ impl SseWire for AnthropicDecoder {
         &mut self.sse
     }
 
+    fn step(&self) -> &StepAssembler {
+        &self.step
+    }
+
     fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
         let data: Value = serde_json::from_str(&event.data).map_err(|e| {
             AiError::new(

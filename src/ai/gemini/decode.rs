@@ -146,6 +146,10 @@ impl SseWire for GeminiDecoder {
         &mut self.sse
     }
 
+    fn step(&self) -> &StepAssembler {
+        &self.step
+    }
+
     fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
         let data = event.data.trim();
         if data.is_empty() {

@@ -215,6 +215,10 @@ impl SseWire for OpenAiDecoder {
         &mut self.sse
     }
 
+    fn step(&self) -> &StepAssembler {
+        &self.step
+    }
+
     fn handle(&mut self, event: &SseEvent, out: &mut Vec<AgentEvent>) -> Result<(), AiError> {
         if !self.saw_event {
             // The body is a stream: the head kept for the non-streamed

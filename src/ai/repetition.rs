@@ -20,7 +20,7 @@ const CHECK_EVERY: usize = 256;
 
 /// Watches one growing text.
 #[derive(Debug, Default)]
-pub(super) struct RepetitionGuard {
+pub(crate) struct RepetitionGuard {
     checked_at: usize,
     /// The loop found, once one is.
     found: Option<Loop>,
@@ -28,7 +28,7 @@ pub(super) struct RepetitionGuard {
 
 /// A loop found at the end of a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Loop {
+pub(crate) struct Loop {
     /// Where the repetition begins (a char boundary).
     pub start: usize,
     /// Bytes of the repeating unit.
