@@ -21,7 +21,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch}
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::blocking::{self, StopFlag};
+use super::blocking::{self, Interrupted, StopFlag};
 use crate::tool::fs::walk::{Flow, WalkOrder, WalkedFile, walk_files};
 use crate::tool::fs::{FsRefusal, FsRefusalKind, RelPath, Root};
 use crate::tool::labelled::{Labelled, echo};
@@ -79,11 +79,11 @@ impl Tool for GrepTool {
         };
         let found = match search_for(&ctx, &scope, &valid, false).await {
             Ok(found) => found,
-            Err(Some(refusal)) if refusal.kind == FsRefusalKind::NotDirectory => {
+            Err(Failed::Refused(refusal)) if refusal.kind == FsRefusalKind::NotDirectory => {
                 return scope_not_directory(scope_input);
             }
-            Err(Some(refusal)) => return refusal.guided(&ctx.root, &scope).into(),
-            Err(None) => return blocking::cancelled(NAME),
+            Err(Failed::Refused(refusal)) => return refusal.guided(&ctx.root, &scope).into(),
+            Err(failed) => return failed.into_output(),
         };
         let mut text = render(&valid, &skipped, &scope.to_string(), &found);
         if found.matches.is_empty() {
@@ -91,10 +91,12 @@ impl Tool for GrepTool {
             if !terms.is_empty() {
                 match search_for(&ctx, &scope, &terms, true).await {
                     Ok(near) => text.push_str(&render_words(&terms, &near)),
-                    Err(None) => return blocking::cancelled(NAME),
-                    // The scope was searched a moment ago; a refusal now
-                    // (it was swapped) leaves the answer as it is.
-                    Err(Some(_)) => {}
+                    Err(Failed::Interrupted(interrupted)) => {
+                        return interrupted.into_output(NAME);
+                    }
+                    // The answer as it is stands: the words are only a hint
+                    // (the scope swapped since, too many words).
+                    Err(_) => {}
                 }
             }
         }
@@ -102,20 +104,41 @@ impl Tool for GrepTool {
     }
 }
 
+/// Why a search gave no result.
+enum Failed {
+    /// The turn was interrupted, or the search crashed.
+    Interrupted(Interrupted),
+    /// The scope was refused.
+    Refused(FsRefusal),
+    /// The strings make no matcher (too large).
+    Matcher(String),
+}
+
+impl Failed {
+    fn into_output(self) -> ToolOutput {
+        match self {
+            Failed::Interrupted(interrupted) => interrupted.into_output(NAME),
+            Failed::Refused(refusal) => refusal.into(),
+            Failed::Matcher(e) => {
+                ToolOutput::error(format!("grep could not build its matcher: {e}"))
+            }
+        }
+    }
+}
+
 /// Searches `scope` for `strs` as literals (in any case when `any_case`).
-/// `Err(None)`: stopped or failed to start; `Err(Some)`: the scope refused.
 async fn search_for(
     ctx: &ToolContext,
     scope: &RelPath,
     strs: &[String],
     any_case: bool,
-) -> Result<Found, Option<FsRefusal>> {
+) -> Result<Found, Failed> {
     let matcher = RegexMatcherBuilder::new()
         .fixed_strings(true)
         .case_insensitive(any_case)
         .line_terminator(Some(b'\n'))
         .build_many(strs)
-        .map_err(|_| None)?;
+        .map_err(|e| Failed::Matcher(e.to_string()))?;
     let root = ctx.root.clone();
     let start = scope.clone();
     let searched = blocking::run_blocking(&ctx.cancel, move |stop| {
@@ -124,8 +147,9 @@ async fn search_for(
     .await;
     match searched {
         Ok(Ok(Some(found))) => Ok(found),
-        Ok(Err(refusal)) => Err(Some(refusal)),
-        Ok(Ok(None)) | Err(_) => Err(None),
+        Ok(Ok(None)) => Err(Failed::Interrupted(Interrupted::Cancelled)),
+        Ok(Err(refusal)) => Err(Failed::Refused(refusal)),
+        Err(interrupted) => Err(Failed::Interrupted(interrupted)),
     }
 }
 
