@@ -144,6 +144,33 @@ async fn a_phrase_without_matches_shows_the_lines_holding_its_words_best_file_fi
 }
 
 #[tokio::test]
+async fn a_search_of_a_very_large_tree_is_not_walked_again_for_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    for folder in 0..101 {
+        for file in 0..200 {
+            write(
+                dir.path(),
+                &format!("d{folder}/f{file}.txt"),
+                "the relay listens\n",
+            );
+        }
+    }
+    let args = json!({"search_strs": ["relay server default"]});
+    let out = call(dir.path(), EditFormat::Replace, "grep", args).await;
+    assert!(
+        out.content.starts_with("no matches found."),
+        "{}",
+        out.content
+    );
+    assert!(!out.content.contains("[words]"), "{}", out.content);
+    // One folder fewer (20 000 files) is still searched for the words.
+    std::fs::remove_dir_all(dir.path().join("d100")).unwrap();
+    let args = json!({"search_strs": ["relay server default"]});
+    let out = call(dir.path(), EditFormat::Replace, "grep", args).await;
+    holds(&out, &["[words]: no line holds the text as given"]);
+}
+
+#[tokio::test]
 async fn read_file_and_tree_of_missing_paths_point_at_the_closest_by_name() {
     let dir = project();
     let out = call(

@@ -86,7 +86,7 @@ impl Tool for GrepTool {
             Err(failed) => return failed.into_output(),
         };
         let mut text = render(&valid, &skipped, &scope.to_string(), &found);
-        if found.matches.is_empty() {
+        if found.matches.is_empty() && found.searched <= MAX_FILES_FOR_WORDS {
             let terms = word_terms(&valid);
             if !terms.is_empty() {
                 match search_for(&ctx, &scope, &terms, true).await {
@@ -212,6 +212,8 @@ struct Found {
     truncated: bool,
     /// Files or directories that could not be read.
     unreadable: usize,
+    /// Files handed to the searchers.
+    searched: usize,
 }
 
 impl Found {
@@ -247,6 +249,7 @@ fn search(
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
     let (files, queue) = sync_channel::<WalkedFile>(256);
     let queue = Mutex::new(queue);
+    let mut searched = 0;
     let walked = std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| search_files(&queue, matcher, &found, stop));
@@ -258,6 +261,7 @@ fn search(
                 lock().truncated = true;
                 return Flow::Stop;
             }
+            searched += 1;
             match files.send(file) {
                 Ok(()) => Flow::Continue,
                 Err(_) => Flow::Stop,
@@ -271,6 +275,7 @@ fn search(
     }
     let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
     found.unreadable += walked.unreadable;
+    found.searched = searched;
     Ok(Some(found))
 }
 
@@ -413,6 +418,10 @@ fn render(valid: &[String], skipped: &[String], scope: &str, found: &Found) -> S
 
 /// Most lines shown for a search's words after the search found nothing.
 const MAX_WORD_LINES: usize = 30;
+/// Most files a search that found nothing may have searched for its words
+/// to be searched too: that second walk may cost as much as the first, and
+/// in a tree this large the words are too common to point anywhere.
+const MAX_FILES_FOR_WORDS: usize = 20_000;
 
 /// Words too common to locate anything.
 const STOP_WORDS: [&str; 20] = [
