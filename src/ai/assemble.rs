@@ -31,8 +31,6 @@ pub(crate) struct StepAssembler {
     calls: Vec<PartialCall>,
     /// Whether any `thought_delta` or `output_delta` has been emitted.
     pub(crate) saw_delta: bool,
-    /// The call whose arguments became a loop, and the bytes repeated.
-    looped: Option<(String, usize)>,
 }
 
 impl StepAssembler {
@@ -99,10 +97,7 @@ impl StepAssembler {
         }
         if let Some(args) = args {
             call.args.push_str(args);
-            if let Some(found) = call.guard.check(&call.args) {
-                let repeated = call.args.len() - found.keep(&call.args).len();
-                self.looped = Some((call.name.clone(), repeated));
-            }
+            call.guard.check(&call.args);
         }
     }
 
@@ -110,7 +105,10 @@ impl StepAssembler {
     /// over (a small model's loop; it would go on until the context is
     /// full). Not retried: the same request leads the model back into it.
     pub(crate) fn check_repetition(&self) -> Result<(), AiError> {
-        let Some((name, repeated)) = &self.looped else {
+        let Some((name, repeated)) = self.calls.iter().find_map(|call| {
+            let found = call.guard.found()?;
+            Some((&call.name, call.args.len() - found.keep(&call.args).len()))
+        }) else {
             return Ok(());
         };
         Err(AiError {

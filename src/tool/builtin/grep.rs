@@ -435,10 +435,7 @@ const STOP_WORDS: [&str; 20] = [
 fn word_terms(valid: &[String]) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
     for s in valid {
-        let words: Vec<&str> = s
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .collect();
+        let words: Vec<&str> = words(s).collect();
         let candidates = if words.len() <= 1 {
             vec![s.trim()]
         } else {
@@ -471,13 +468,10 @@ fn render_words(terms: &[String], near: &Found) -> String {
         files.entry(path).or_default().push((*line, text));
     }
     let holds = |lines: &Lines| {
+        let lower: Vec<String> = lines.iter().map(|(_, text)| text.to_lowercase()).collect();
         terms
             .iter()
-            .filter(|term| {
-                lines
-                    .iter()
-                    .any(|(_, text)| text.to_lowercase().contains(*term))
-            })
+            .filter(|term| lower.iter().any(|text| text.contains(*term)))
             .count()
     };
     let mut ranked: Vec<(usize, &str, Lines)> = files
@@ -530,9 +524,15 @@ fn no_match_advice(valid: &[String], scope: &str) -> String {
 /// `_` and case changes are left whole: a word is what spaces and
 /// punctuation separate); `None` when the string is already short.
 fn shorter_fragment(s: &str) -> Option<String> {
-    let words = s.split(|c: char| !(c.is_alphanumeric() || c == '_'));
-    let longest = words.max_by_key(|w| w.chars().count())?;
+    let longest = words(s).max_by_key(|w| w.chars().count())?;
     (longest.chars().count() >= 3 && longest.len() < s.trim().len()).then(|| longest.to_owned())
+}
+
+/// The words of `s`: what spaces and punctuation separate (identifiers
+/// stay whole).
+fn words(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
 }
 
 #[cfg(test)]

@@ -128,6 +128,9 @@ mod tests {
             "{}",
             out.content
         );
+        // Asking for another plan call led a small model to send the same
+        // plan again instead of working.
+        assert!(!out.content.contains("update_plan"), "{}", out.content);
         let out = result(json!({"plan": [
             {"step": "bump the version", "status": "completed"},
             {"step": "add --version", "status": "pending"},
